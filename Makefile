@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+# The zswap writeback series: harness targets. See README.md.
+#
+#   make                 get 7.3.4, apply patches/, build, run the KUnit suites
+#   make check           everything CI runs (gates + closing "N passed, N failed")
+#   make ARCH=x86_64     the KUnit suites under QEMU (TCG unless KVM works)
+
+ARCH ?= um
+SHELL := /bin/bash
+LIB := $(CURDIR)/lib
+
+.PHONY: all deps tree kunit export check-export checkpatch bisect check clean help
+
+all: kunit
+
+help:
+	@sed -n '3,7p' Makefile
+
+deps:
+	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
+
+tree: deps
+	@$(LIB)/tree.sh
+
+kunit: tree
+	@$(LIB)/kunit.sh --arch $(ARCH) $(if $(FILTER),--filter '$(FILTER)')
+
+export:
+	@$(LIB)/export.sh export
+
+check-export:
+	@$(LIB)/export.sh check
+
+checkpatch: tree
+	@$(LIB)/checkpatch.sh
+
+bisect: tree
+	@$(LIB)/bisect.sh
+
+check:
+	@$(LIB)/check.sh
+
+clean:
+	rm -rf build

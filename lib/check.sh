@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Everything CI runs (make check): each gate in turn, with its time, then
+# one closing line "N passed, N failed". N counts KUnit cases (and, once the
+# series has them, selftests); a gate that fails counts as one failure too.
+# Exits non-zero when anything failed. Gates after a failed one still run
+# when they can, so one run shows every problem.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+passed=0 failed=0 summary=()
+
+# gate NAME CMD...: run one gate, print its time and outcome.
+gate() {
+	local name=$1 t0 rc=0 secs
+	shift
+	printf '\n=== gate: %s\n' "$name"
+	t0=$(date +%s)
+	"$@" || rc=$?
+	secs=$(($(date +%s) - t0))
+	if [ "$rc" -eq 0 ]; then
+		summary+=("$(printf '  ok   %-28s %4ds' "$name" "$secs")")
+	else
+		summary+=("$(printf '  FAIL %-28s %4ds' "$name" "$secs")")
+		failed=$((failed + 1))
+	fi
+	printf '=== gate: %s: %s in %ds\n' "$name" "$([ "$rc" -eq 0 ] && echo ok || echo FAILED)" "$secs"
+	return 0
+}
+
+# add_counts FILE: add "PASSED FAILED" from FILE to the totals.
+add_counts() {
+	local p f
+	[ -s "$1" ] || return 0
+	read -r p f <"$1"
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+kunit_gate() {
+	rm -f "$BUILD/kunit-um.counts"
+	"$ROOT/lib/kunit.sh" --arch um --result "$BUILD/kunit-um.counts"
+}
+
+tree_ok=1
+gate "packages" "$ROOT/lib/deps.sh" build check
+gate "series applies" "$ROOT/lib/tree.sh" || true
+[ -f "$TREE/.git/zswap-series.stamp" ] || tree_ok=0
+gate "export check" "$ROOT/lib/export.sh" check
+if [ "$tree_ok" = 1 ]; then
+	gate "checkpatch --strict" "$ROOT/lib/checkpatch.sh"
+	gate "kunit (um)" kunit_gate
+	# kunit_gate's failed cases are counted below, not as a gate failure too.
+	if [ -s "$BUILD/kunit-um.counts" ] && [ "$(cut -d' ' -f2 "$BUILD/kunit-um.counts")" != 0 ]; then
+		failed=$((failed - 1))
+	fi
+	add_counts "$BUILD/kunit-um.counts"
+	gate "bisect (kunit um per patch)" "$ROOT/lib/bisect.sh"
+fi
+
+printf '\n=== make check summary\n'
+printf '%s\n' "${summary[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * zswap internals shared between mm/zswap.c and its KUnit tests
+ * (mm/tests/zswap_kunit.c). Nothing outside those two may include it.
+ */
+#ifndef _MM_ZSWAP_INTERNAL_H
+#define _MM_ZSWAP_INTERNAL_H
+
+#include <linux/bits.h>
+#include <linux/list.h>
+#include <linux/list_lru.h>
+#include <linux/swap.h>
+
+struct zswap_pool;
+struct obj_cgroup;
+
+/*
+ * struct zswap_entry
+ *
+ * This structure contains the metadata for tracking a single compressed
+ * page within zswap.
+ *
+ * swpentry - associated swap entry, the offset indexes into the xarray
+ * length - the length in bytes of the compressed page data.  Needed during
+ *          decompression.
+ * referenced - true if the entry recently entered the zswap pool. Unset by the
+ *              writeback logic. The entry is only reclaimed by the writeback
+ *              logic if referenced is unset. See comments in the shrinker
+ *              section for context.
+ * pool - the zswap_pool the entry's data is in
+ * handle - zsmalloc allocation handle that stores the compressed page data
+ * objcg - the obj_cgroup that the compressed memory is charged to
+ * lru - handle to the pool's lru used to evict pages.
+ */
+struct zswap_entry {
+	swp_entry_t swpentry;
+	unsigned int length;
+	bool referenced;
+	struct zswap_pool *pool;
+	unsigned long handle;
+	struct obj_cgroup *objcg;
+	struct list_head lru;
+};
+
+/**
+ * enum zswap_walk_flags - flags of one LRU walk of the zswap shrinker
+ * @ZSWAP_WALK_STOP_ON_SWAPCACHE: in: stop the walk at an entry whose folio
+ *	is already in the swap cache (a sign that the walk has reached warm
+ *	entries)
+ * @ZSWAP_WALK_HIT_SWAPCACHE: out: the walk stopped at such an entry
+ *
+ * The caller of the walk sets the "in" flags and clears the "out" flags;
+ * shrink_memcg_cb() reads the former and sets the latter.
+ */
+enum zswap_walk_flags {
+	ZSWAP_WALK_STOP_ON_SWAPCACHE	= BIT(0),
+	ZSWAP_WALK_HIT_SWAPCACHE	= BIT(1),
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int zswap_writeback_entry(struct zswap_entry *entry, swp_entry_t swpentry);
+enum lru_status shrink_memcg_cb(struct list_head *item, struct list_lru_one *l,
+				void *arg);
+#endif
+
+#endif /* _MM_ZSWAP_INTERNAL_H */
