@@ -55,6 +55,7 @@ if [ "$tree_ok" = 1 ]; then
 		failed=$((failed - 1))
 	fi
 	add_counts "$BUILD/kunit-um.counts"
+	gate "W=1 (touched files)" "$ROOT/lib/warnings.sh"
 	gate "bisect (kunit um per patch)" "$ROOT/lib/bisect.sh"
 fi
 

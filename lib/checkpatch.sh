@@ -9,9 +9,9 @@ set -euo pipefail
 bad=0
 for p in $(series_patches); do
 	# spdxcheck.py, which checkpatch runs, needs Debian's python3 (ply, git).
-	out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --no-color --summary-file \
+	out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --no-color \
 		--show-types "$PATCHES/$p" 2>&1) || true
-	total=$(grep -E '^total: ' <<<"$out" | tail -n1)
+	total=$(grep -E "^total: " <<<"$out" | tail -n1 || true)
 	if grep -qE '^total: 0 errors, 0 warnings, 0 checks' <<<"$out"; then
 		printf '  ok   %s\n' "$p"
 	else

@@ -48,6 +48,8 @@ struct zswap_entry {
  *	is already in the swap cache (a sign that the walk has reached warm
  *	entries)
  * @ZSWAP_WALK_HIT_SWAPCACHE: out: the walk stopped at such an entry
+ * @ZSWAP_WALK_THROTTLE: in: the walk's writeback may be throttled by the
+ *	cgroup IO controllers (its bios carry REQ_BACKGROUND)
  *
  * The caller of the walk sets the "in" flags and clears the "out" flags;
  * shrink_memcg_cb() reads the former and sets the latter.
@@ -55,10 +57,27 @@ struct zswap_entry {
 enum zswap_walk_flags {
 	ZSWAP_WALK_STOP_ON_SWAPCACHE	= BIT(0),
 	ZSWAP_WALK_HIT_SWAPCACHE	= BIT(1),
+	ZSWAP_WALK_THROTTLE		= BIT(2),
 };
 
+/**
+ * enum zswap_wb_reason - why zswap writes entries back
+ * @ZSWAP_WB_SHRINKER: the memory-pressure shrinker (zswap_shrinker_scan())
+ * @ZSWAP_WB_POOL_LIMIT: the pool is over max_pool_percent (shrink_worker())
+ * @ZSWAP_WB_MEMCG_LIMIT: a cgroup is over memory.zswap.max (zswap_store())
+ */
+enum zswap_wb_reason {
+	ZSWAP_WB_SHRINKER,
+	ZSWAP_WB_POOL_LIMIT,
+	ZSWAP_WB_MEMCG_LIMIT,
+};
+
+struct swap_io_ctx;
+
 #if IS_ENABLED(CONFIG_KUNIT)
-int zswap_writeback_entry(struct zswap_entry *entry, swp_entry_t swpentry);
+unsigned int zswap_wb_walk_flags(enum zswap_wb_reason reason);
+int zswap_writeback_entry(struct zswap_entry *entry, swp_entry_t swpentry,
+			  struct swap_io_ctx *ctx);
 enum lru_status shrink_memcg_cb(struct list_head *item, struct list_lru_one *l,
 				void *arg);
 #endif

@@ -9,8 +9,10 @@
 #include <kunit/test.h>
 #include <kunit/static_stub.h>
 #include <linux/list_lru.h>
+#include <linux/swap_ops.h>
 #include <linux/swapops.h>
 
+#include "../swap.h"
 #include "../zswap_internal.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
@@ -25,6 +27,7 @@ MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
  * @result: what the stubbed writeback returns for entry i
  * @visits: how often writeback was attempted on entry i
  * @calls: writeback attempts in all
+ * @throttled: writeback attempts whose swap IO context was throttled
  */
 struct zswap_test_lru {
 	struct list_lru lru;
@@ -33,6 +36,7 @@ struct zswap_test_lru {
 	int result[ZSWAP_TEST_MAX_ENTRIES];
 	unsigned int visits[ZSWAP_TEST_MAX_ENTRIES];
 	unsigned int calls;
+	unsigned int throttled;
 };
 
 /*
@@ -40,7 +44,8 @@ struct zswap_test_lru {
  * entry, which unlinks it from the LRU: do the same.
  */
 static int zswap_test_writeback_stub(struct zswap_entry *entry,
-				     swp_entry_t swpentry)
+				     swp_entry_t swpentry,
+				     struct swap_io_ctx *ctx)
 {
 	struct kunit *test = kunit_get_current_test();
 	struct zswap_test_lru *t = test->priv;
@@ -49,6 +54,8 @@ static int zswap_test_writeback_stub(struct zswap_entry *entry,
 	KUNIT_ASSERT_LT(test, i, t->nr_entries);
 	t->calls++;
 	t->visits[i]++;
+	if (ctx->throttled)
+		t->throttled++;
 	if (!t->result[i])
 		list_lru_del(&t->lru, &entry->lru, 0, NULL);
 	return t->result[i];
@@ -163,11 +170,98 @@ static void zswap_test_shrink_memcg_cb_rotates_referenced(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, flags, ZSWAP_WALK_STOP_ON_SWAPCACHE);
 }
 
+/* The walk's throttle flag reaches the swap IO context of each write. */
+static void zswap_test_shrink_memcg_cb_throttle_reaches_io_ctx(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned int flags = ZSWAP_WALK_THROTTLE;
+
+	zswap_test_add_entries(test, 4, false, -ENOMEM);
+
+	zswap_test_walk(test, &flags, 2);
+	KUNIT_EXPECT_EQ(test, t->calls, 2);
+	KUNIT_EXPECT_EQ(test, t->throttled, 2);
+
+	flags = 0;
+	zswap_test_walk(test, &flags, 2);
+	KUNIT_EXPECT_EQ(test, t->calls, 4);
+	KUNIT_EXPECT_EQ(test, t->throttled, 2);
+}
+
+struct zswap_test_reason_case {
+	const char *name;
+	enum zswap_wb_reason reason;
+	unsigned int flags;
+};
+
+static const struct zswap_test_reason_case zswap_test_reason_cases[] = {
+	/* memory pressure: throttled, stops at warm entries */
+	{ "shrinker", ZSWAP_WB_SHRINKER,
+	  ZSWAP_WALK_STOP_ON_SWAPCACHE | ZSWAP_WALK_THROTTLE },
+	/* a full pool rejects stores until it drains: never throttled */
+	{ "pool_limit", ZSWAP_WB_POOL_LIMIT, 0 },
+	/* memory.zswap.max reached: the same */
+	{ "memcg_limit", ZSWAP_WB_MEMCG_LIMIT, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_reason, zswap_test_reason_cases, name);
+
+/*
+ * Only shrinker writeback is throttled; the pool-limit paths must drain
+ * the pool at full speed or zswap_store() keeps rejecting.
+ */
+static void zswap_test_zswap_wb_walk_flags_per_reason(struct kunit *test)
+{
+	const struct zswap_test_reason_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_walk_flags(c->reason), c->flags);
+}
+
+struct zswap_test_opf_case {
+	const char *name;
+	unsigned long swap_flags;
+	bool throttled;
+	blk_opf_t opf;
+};
+
+static const struct zswap_test_opf_case zswap_test_opf_cases[] = {
+	/* normal swap-out: issued as root, unchanged */
+	{ "async", 0, false, REQ_OP_WRITE | REQ_SWAP },
+	/* zswap shrinker writeback: may be throttled */
+	{ "async_throttled", 0, true, REQ_OP_WRITE | REQ_SWAP | REQ_BACKGROUND },
+	/* synchronous devices follow the same rule */
+	{ "sync", SWP_SYNCHRONOUS_IO, false, REQ_OP_WRITE | REQ_SWAP },
+	{ "sync_throttled", SWP_SYNCHRONOUS_IO, true,
+	  REQ_OP_WRITE | REQ_SWAP | REQ_BACKGROUND },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_opf, zswap_test_opf_cases, name);
+
+/* A throttled swap IO context writes with REQ_BACKGROUND, and keeps REQ_SWAP. */
+static void zswap_test_swap_write_opf_throttled(struct kunit *test)
+{
+	const struct zswap_test_opf_case *c = test->param_value;
+	struct swap_info_struct *sis;
+	struct swap_io_ctx ctx = { .throttled = c->throttled };
+
+	sis = kunit_kzalloc(test, sizeof(*sis), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sis);
+	sis->flags = c->swap_flags;
+	ctx.sis = sis;
+
+	KUNIT_EXPECT_EQ(test, (__force u32)swap_write_opf(&ctx), (__force u32)c->opf);
+}
+
 static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_stops_at_swapcache),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_no_swapcache_flag_on_other_errors),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_swapcache_ignored_unless_asked),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_rotates_referenced),
+	KUNIT_CASE(zswap_test_shrink_memcg_cb_throttle_reaches_io_ctx),
+	KUNIT_CASE_PARAM(zswap_test_zswap_wb_walk_flags_per_reason,
+			 zswap_test_reason_gen_params),
+	KUNIT_CASE_PARAM(zswap_test_swap_write_opf_throttled,
+			 zswap_test_opf_gen_params),
 	{}
 };
 
