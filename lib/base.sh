@@ -29,8 +29,12 @@ debian_mirror() {
 	echo "${uri:-http://deb.debian.org/debian}"
 }
 
+# private_apt apt-get|apt-cache ARGS...: run an apt tool on the private
+# sources list, lists and cache under build/apt.
 private_apt() {
-	apt-get -o Dir::Etc::SourceList="$APT_DIR/sources.list" \
+	local tool=$1
+	shift
+	"$tool" -o Dir::Etc::SourceList="$APT_DIR/sources.list" \
 		-o Dir::Etc::SourceParts=/dev/null \
 		-o Dir::State::Lists="$APT_DIR/lists" \
 		-o Dir::Cache="$APT_DIR/cache" \
@@ -45,13 +49,13 @@ download_deb() {
 		"$mirror" >"$APT_DIR/sources.list"
 	log "downloading $BASE_PKG=$BASE_PKG_VERSION from $mirror trixie-backports (private sources list)"
 	run_logged "$LOGS/apt-private-update.log" "apt-get update (trixie-backports)" \
-		private_apt update
-	versions=$(private_apt -q madison "$BASE_PKG" 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}')
+		private_apt apt-get update
+	versions=$(private_apt apt-cache madison "$BASE_PKG" 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}')
 	if ! grep -qxF "$BASE_PKG_VERSION" <<<"$versions"; then
 		die "$BASE_PKG $BASE_PKG_VERSION is not in trixie-backports any more; available: ${versions:-none}. Not building on another base."
 	fi
 	(cd "$DEB_CACHE" && run_logged "$LOGS/apt-download.log" "apt-get download $BASE_PKG" \
-		private_apt download "$BASE_PKG=$BASE_PKG_VERSION")
+		private_apt apt-get download "$BASE_PKG=$BASE_PKG_VERSION")
 }
 
 find_deb() {

@@ -7,6 +7,7 @@
 #define _MM_ZSWAP_INTERNAL_H
 
 #include <linux/bits.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/list_lru.h>
 #include <linux/swap.h>
@@ -72,7 +73,23 @@ enum zswap_wb_reason {
 	ZSWAP_WB_MEMCG_LIMIT,
 };
 
+/*
+ * Deferred shrinker writeback (see mm/zswap.c): when reclaim that finds the
+ * worker's claim pending gives up backing off, and how long it waits.
+ */
+/* back-offs from one pending claim after which reclaim is failing */
+#define ZSWAP_WB_BUSY_MAX	4
+/* age of a pending claim after which the worker lags (100ms) */
+#define ZSWAP_WB_LAG		(HZ / 10)
+/* longest wait of a reclaimer for the worker's progress (10ms) */
+#define ZSWAP_WB_WAIT		(HZ / 100 ?: 1)
+
+struct mem_cgroup;
+struct shrink_control;
+struct shrinker;
 struct swap_io_ctx;
+struct work_struct;
+struct zswap_lruvec_state;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 unsigned int zswap_wb_walk_flags(enum zswap_wb_reason reason);
@@ -80,6 +97,28 @@ int zswap_writeback_entry(struct zswap_entry *entry, swp_entry_t swpentry,
 			  struct swap_io_ctx *ctx);
 enum lru_status shrink_memcg_cb(struct list_head *item, struct list_lru_one *l,
 				void *arg);
+unsigned long zswap_lru_walk(struct mem_cgroup *memcg, int nid,
+			     unsigned int *flags, unsigned long *nr_to_walk);
+unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
+			      unsigned long nr, atomic_long_t *written);
+bool zswap_wb_allowed(struct mem_cgroup *memcg);
+bool zswap_memcg_tryget_online(struct mem_cgroup *memcg);
+void zswap_memcg_put(struct mem_cgroup *memcg);
+bool zswap_wb_queue(struct work_struct *work);
+int zswap_wb_defer(struct zswap_lruvec_state *state, struct mem_cgroup *memcg,
+		   unsigned long nr);
+bool zswap_wb_cancel(struct zswap_lruvec_state *state, struct mem_cgroup *memcg);
+unsigned long zswap_wb_run(struct zswap_lruvec_state *state,
+			   struct mem_cgroup *memcg, int nid);
+bool zswap_wb_struggling(unsigned int busy, unsigned long claimed_at,
+			 unsigned long now);
+unsigned long zswap_wb_wait_progress(struct zswap_lruvec_state *state,
+				     long before, long timeout);
+unsigned long zswap_wb_fallback(struct zswap_lruvec_state *state,
+				struct mem_cgroup *memcg, int nid,
+				unsigned long nr);
+unsigned long zswap_shrinker_scan(struct shrinker *shrinker,
+				  struct shrink_control *sc);
 #endif
 
 #endif /* _MM_ZSWAP_INTERNAL_H */

@@ -8,9 +8,14 @@
  */
 #include <kunit/test.h>
 #include <kunit/static_stub.h>
+#include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/list_lru.h>
+#include <linux/shrinker.h>
 #include <linux/swap_ops.h>
 #include <linux/swapops.h>
+#include <linux/workqueue.h>
+#include <linux/zswap.h>
 
 #include "../swap.h"
 #include "../zswap_internal.h"
@@ -271,7 +276,535 @@ static struct kunit_suite zswap_test_suite = {
 	.test_cases = zswap_test_cases,
 };
 
-kunit_test_suite(zswap_test_suite);
+/*
+ * Deferred writeback: the claim, reference and queueing steps, the worker
+ * and its chunk loop, and the reclaimer's fallback. The memcg references,
+ * the queueing and the LRU walk are static stubs, so that references can
+ * be counted and walks scripted. The memcg is a token never dereferenced.
+ */
+
+#define ZSWAP_TEST_MAX_WALKS	16
+
+/**
+ * struct zswap_test_wb - stub state for the deferred writeback cases
+ * @state: the lruvec state under test
+ * @tryget_ok: what the memcg tryget stub answers
+ * @queue_ok: what the queue stub answers when @wq is NULL
+ * @wq: if set, the queue stub queues the work on it for real
+ * @allowed: what zswap_wb_allowed() answers
+ * @refs: references taken minus references dropped
+ * @puts: references dropped
+ * @queued: successful queueings
+ * @walks: LRU walks made
+ * @asked: entries each walk was asked to walk
+ * @walk_flags: the flags each walk was given
+ * @walked: entries each walk walks (scripted; beyond the script, all asked)
+ * @freed: entries each walk writes back (scripted; beyond, all walked)
+ * @hit_swapcache: the walk that meets a swap-cache entry, or -1
+ * @started: completed when @state's work starts (zswap_test_running_work())
+ * @release: lets that work return
+ */
+struct zswap_test_wb {
+	struct zswap_lruvec_state state;
+	bool tryget_ok;
+	bool queue_ok;
+	struct workqueue_struct *wq;
+	bool allowed;
+	int refs;
+	int puts;
+	int queued;
+	unsigned int walks;
+	unsigned long asked[ZSWAP_TEST_MAX_WALKS];
+	unsigned int walk_flags[ZSWAP_TEST_MAX_WALKS];
+	long walked[ZSWAP_TEST_MAX_WALKS];
+	long freed[ZSWAP_TEST_MAX_WALKS];
+	int hit_swapcache;
+	struct completion started;
+	struct completion release;
+};
+
+#define ZSWAP_TEST_MEMCG	((struct mem_cgroup *)0x4d454d43UL)
+
+static bool zswap_test_tryget_stub(struct mem_cgroup *memcg)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	if (!w->tryget_ok)
+		return false;
+	w->refs++;
+	return true;
+}
+
+static void zswap_test_put_stub(struct mem_cgroup *memcg)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	w->refs--;
+	w->puts++;
+}
+
+static bool zswap_test_queue_stub(struct work_struct *work)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+	bool ok = w->wq ? queue_work(w->wq, work) : w->queue_ok;
+
+	if (ok)
+		w->queued++;
+	return ok;
+}
+
+static bool zswap_test_allowed_stub(struct mem_cgroup *memcg)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	return w->allowed;
+}
+
+static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
+					  unsigned int *flags,
+					  unsigned long *nr_to_walk)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct zswap_test_wb *w = test->priv;
+	unsigned int i = w->walks++;
+	unsigned long walked = *nr_to_walk, freed;
+
+	KUNIT_ASSERT_LT(test, i, ZSWAP_TEST_MAX_WALKS);
+	w->asked[i] = *nr_to_walk;
+	w->walk_flags[i] = *flags;
+	if (w->walked[i] >= 0)
+		walked = min_t(unsigned long, walked, w->walked[i]);
+	freed = w->freed[i] >= 0 ? min_t(unsigned long, walked, w->freed[i]) : walked;
+	if (w->hit_swapcache == i)
+		*flags |= ZSWAP_WALK_HIT_SWAPCACHE;
+	*nr_to_walk -= walked;
+	return freed;
+}
+
+static void zswap_test_noop_work(struct work_struct *work)
+{
+}
+
+static int zswap_test_wb_init(struct kunit *test)
+{
+	struct zswap_test_wb *w;
+	int i;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	INIT_WORK(&w->state.wb_work, zswap_test_noop_work);
+	w->tryget_ok = true;
+	w->queue_ok = true;
+	w->allowed = true;
+	w->hit_swapcache = -1;
+	for (i = 0; i < ZSWAP_TEST_MAX_WALKS; i++) {
+		w->walked[i] = -1;
+		w->freed[i] = -1;
+	}
+	test->priv = w;
+	kunit_activate_static_stub(test, zswap_memcg_tryget_online, zswap_test_tryget_stub);
+	kunit_activate_static_stub(test, zswap_memcg_put, zswap_test_put_stub);
+	kunit_activate_static_stub(test, zswap_wb_queue, zswap_test_queue_stub);
+	kunit_activate_static_stub(test, zswap_wb_allowed, zswap_test_allowed_stub);
+	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_walk_stub);
+	return 0;
+}
+
+/* The first claim queues the work with one reference; a second backs off. */
+static void zswap_test_zswap_wb_defer_claims_once(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 10);
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+	KUNIT_EXPECT_EQ(test, w->queued, 1);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 20), -EBUSY);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 10);
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+	KUNIT_EXPECT_EQ(test, w->queued, 1);
+}
+
+/*
+ * A failed tryget leaves no claim: the public RFC set the claim first and
+ * left it set, so that lruvec could never defer again.
+ */
+static void zswap_test_zswap_wb_defer_tryget_failure_leaves_no_claim(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->tryget_ok = false;
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), -ENOENT);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, w->queued, 0);
+
+	w->tryget_ok = true;
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+}
+
+/* A failed queueing drops the reference it took and the claim. */
+static void zswap_test_zswap_wb_defer_queue_failure_puts(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->queue_ok = false;
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, w->puts, 1);
+}
+
+struct zswap_test_blocker {
+	struct work_struct work;
+	struct completion started;
+	struct completion release;
+};
+
+static void zswap_test_blocker_fn(struct work_struct *work)
+{
+	struct zswap_test_blocker *b = container_of(work, struct zswap_test_blocker, work);
+
+	complete(&b->started);
+	wait_for_completion(&b->release);
+}
+
+static void zswap_test_destroy_wq(void *data)
+{
+	destroy_workqueue(data);
+}
+
+/* Make the queue stub queue on an ordered workqueue of the test's own. */
+static void zswap_test_use_wq(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->wq = alloc_ordered_workqueue("zswap_kunit", 0);
+	KUNIT_ASSERT_NOT_NULL(test, w->wq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, zswap_test_destroy_wq, w->wq), 0);
+}
+
+/* The same, with its only worker held by a blocking work item. */
+static struct zswap_test_blocker *zswap_test_blocked_wq(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct zswap_test_blocker *b;
+
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	zswap_test_use_wq(test);
+	INIT_WORK(&b->work, zswap_test_blocker_fn);
+	init_completion(&b->started);
+	init_completion(&b->release);
+	queue_work(w->wq, &b->work);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&b->started, 10 * HZ), 0);
+	return b;
+}
+
+/* Cancelling pending work drops its reference, once. */
+static void zswap_test_zswap_wb_cancel_pending_puts_once(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct zswap_test_blocker *b = zswap_test_blocked_wq(test);
+
+	KUNIT_ASSERT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), 0);
+	KUNIT_EXPECT_TRUE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+
+	KUNIT_EXPECT_FALSE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
+	KUNIT_EXPECT_EQ(test, w->puts, 1);
+	complete(&b->release);
+}
+
+/* Cancelling work that was never queued drops nothing. */
+static void zswap_test_zswap_wb_cancel_idle_puts_nothing(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	KUNIT_EXPECT_FALSE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
+	KUNIT_EXPECT_EQ(test, w->puts, 0);
+}
+
+/* Stands in for the worker: runs until the test releases it. */
+static void zswap_test_running_work(struct work_struct *work)
+{
+	struct zswap_test_wb *w = container_of(work, struct zswap_test_wb, state.wb_work);
+
+	complete(&w->started);
+	wait_for_completion(&w->release);
+}
+
+/* Cancelling running work drops nothing: the work drops its own reference. */
+static void zswap_test_zswap_wb_cancel_running_puts_nothing(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	zswap_test_use_wq(test);
+	init_completion(&w->started);
+	init_completion(&w->release);
+	INIT_WORK(&w->state.wb_work, zswap_test_running_work);
+	KUNIT_ASSERT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&w->started, 10 * HZ), 0);
+
+	KUNIT_EXPECT_FALSE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
+	KUNIT_EXPECT_EQ(test, w->puts, 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+	complete(&w->release);
+	flush_workqueue(w->wq);
+}
+
+/* Disabled writeback: the worker writes nothing, and still drops its reference. */
+static void zswap_test_zswap_wb_run_disabled_puts(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->allowed = false;
+	w->refs = 1;
+	atomic_long_set(&w->state.wb_pending, 5);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, w->walks, 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+}
+
+/* The worker takes the claim, writes back that much and drops its reference. */
+static void zswap_test_zswap_wb_run_takes_claim(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, NULL, 0), 40);
+	KUNIT_EXPECT_EQ(test, w->walks, 2);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_written), 40);
+}
+
+/* A chunk that walks nothing (empty LRU) ends the loop. */
+static void zswap_test_zswap_wb_chunks_stops_on_empty_lru(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->walked[0] = 0;
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, NULL), 0);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+}
+
+/* A chunk that met a swap-cache entry ends the loop. */
+static void zswap_test_zswap_wb_chunks_stops_at_swapcache(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->walked[0] = 3;
+	w->freed[0] = 2;
+	w->hit_swapcache = 0;
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, NULL), 2);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+}
+
+/* The loop walks the claimed count and no more, in chunks. */
+static void zswap_test_zswap_wb_chunks_stops_after_count(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	unsigned long sum = 0;
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 70, NULL), 70);
+	KUNIT_EXPECT_EQ(test, w->walks, 3);
+	for (i = 0; i < w->walks; i++)
+		sum += w->asked[i];
+	KUNIT_EXPECT_EQ(test, sum, 70);
+}
+
+/* No chunk asks for more than SWAP_CLUSTER_MAX, and every chunk is throttled. */
+static void zswap_test_zswap_wb_chunks_bounded_and_throttled(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	unsigned int i;
+
+	w->walked[0] = 5;	/* a short chunk: the loop goes on */
+	zswap_wb_chunks(NULL, 0, 3 * SWAP_CLUSTER_MAX, NULL);
+	KUNIT_EXPECT_GE(test, w->walks, 3);
+	for (i = 0; i < w->walks; i++) {
+		KUNIT_EXPECT_LE(test, w->asked[i], SWAP_CLUSTER_MAX);
+		KUNIT_EXPECT_TRUE(test, w->walk_flags[i] & ZSWAP_WALK_THROTTLE);
+	}
+}
+
+struct zswap_test_struggle_case {
+	const char *name;
+	unsigned int busy;
+	unsigned long age;
+	bool struggling;
+};
+
+static const struct zswap_test_struggle_case zswap_test_struggle_cases[] = {
+	/* the worker is merely busy: back off */
+	{ "first_backoff", 1, 0, false },
+	{ "busy_max_fresh", ZSWAP_WB_BUSY_MAX, 0, false },
+	{ "lag_not_reached", 1, ZSWAP_WB_LAG, false },
+	/* reclaim keeps coming back to the same claim: fall back */
+	{ "busy_over_max", ZSWAP_WB_BUSY_MAX + 1, 0, true },
+	/* the claim has waited too long for the worker: fall back */
+	{ "lagging", 1, ZSWAP_WB_LAG + 1, true },
+	{ "both", ZSWAP_WB_BUSY_MAX + 1, ZSWAP_WB_LAG + 1, true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_struggle, zswap_test_struggle_cases, name);
+
+/* The fallback engages only when reclaim is failing, not when the worker is busy. */
+static void zswap_test_zswap_wb_struggling_rule(struct kunit *test)
+{
+	const struct zswap_test_struggle_case *c = test->param_value;
+	unsigned long claimed_at;
+
+	/* the same answer on both sides of a jiffies wrap */
+	claimed_at = 1000;
+	KUNIT_EXPECT_EQ(test, zswap_wb_struggling(c->busy, claimed_at, claimed_at + c->age),
+			c->struggling);
+	claimed_at = ULONG_MAX - c->age / 2;
+	KUNIT_EXPECT_EQ(test, zswap_wb_struggling(c->busy, claimed_at, claimed_at + c->age),
+			c->struggling);
+}
+
+/* Without the worker's progress, the reclaimer writes back in place, one chunk. */
+static void zswap_test_zswap_wb_fallback_in_place(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	unsigned long start = jiffies;
+
+	w->freed[0] = 7;
+	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000), 7);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+	KUNIT_EXPECT_EQ(test, w->asked[0], SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_TRUE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+	/* the wait is bounded (generous margin: this is not a timing test) */
+	KUNIT_EXPECT_LE(test, jiffies - start, ZSWAP_WB_WAIT + HZ);
+}
+
+struct zswap_test_progress {
+	struct delayed_work dwork;
+	atomic_long_t *written;
+};
+
+static void zswap_test_progress_fn(struct work_struct *work)
+{
+	struct zswap_test_progress *p =
+		container_of(to_delayed_work(work), struct zswap_test_progress, dwork);
+
+	atomic_long_add(5, p->written);
+	wake_up_var(p->written);
+}
+
+/* A waiting reclaimer sees what the worker writes back meanwhile. */
+static void zswap_test_zswap_wb_wait_progress_sees_worker(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct zswap_test_progress *p;
+	long before = atomic_long_read(&w->state.wb_written);
+
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->written = &w->state.wb_written;
+	INIT_DELAYED_WORK(&p->dwork, zswap_test_progress_fn);
+	schedule_delayed_work(&p->dwork, 1);
+	/* long enough for the progress to land: the wait ends on it */
+	KUNIT_EXPECT_EQ(test, zswap_wb_wait_progress(&w->state, before, 10 * HZ), 5);
+	flush_delayed_work(&p->dwork);
+}
+
+/* Without progress, the wait ends at its bound and reports none. */
+static void zswap_test_zswap_wb_wait_progress_times_out(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	long before = atomic_long_read(&w->state.wb_written);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_wait_progress(&w->state, before, 1), 0);
+}
+
+struct zswap_test_gfp_case {
+	const char *name;
+	gfp_t gfp;
+};
+
+static const struct zswap_test_gfp_case zswap_test_gfp_cases[] = {
+	/* reclaim that may not do IO */
+	{ "noio", GFP_NOIO },
+	/* reclaim that may not enter the filesystem */
+	{ "nofs", GFP_NOFS },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_gfp, zswap_test_gfp_cases, name);
+
+/* From NOIO/NOFS reclaim the shrinker defers nothing and writes nothing. */
+static void zswap_test_zswap_shrinker_scan_noio_nofs(struct kunit *test)
+{
+	const struct zswap_test_gfp_case *c = test->param_value;
+	struct zswap_test_wb *w = test->priv;
+	struct zswap_lruvec_state *root;
+	struct shrink_control sc = {
+		.gfp_mask = GFP_KERNEL,
+		.nid = first_online_node,
+		.nr_to_scan = 10,
+		.nr_scanned = 10,
+	};
+
+	/* Control: from GFP_KERNEL reclaim the same call defers. */
+	root = &mem_cgroup_lruvec(NULL, NODE_DATA(sc.nid))->zswap_lruvec_state;
+	if (atomic_long_read(&root->wb_pending))
+		kunit_skip(test, "Test requires: no deferred writeback pending");
+	zswap_shrinker_scan(NULL, &sc);
+	if (!w->queued)
+		kunit_skip(test, "Test requires: CONFIG_ZSWAP_SHRINKER_DEFAULT_ON=y");
+	/* the queue stub queued nothing: drop the claim it left */
+	atomic_long_set(&root->wb_pending, 0);
+	w->queued = 0;
+	w->refs = 0;
+
+	sc.gfp_mask = c->gfp;
+	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, sc.nr_scanned, 0);
+	KUNIT_EXPECT_EQ(test, w->queued, 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, w->walks, 0);
+}
+
+static struct kunit_case zswap_wb_test_cases[] = {
+	KUNIT_CASE(zswap_test_zswap_wb_defer_claims_once),
+	KUNIT_CASE(zswap_test_zswap_wb_defer_tryget_failure_leaves_no_claim),
+	KUNIT_CASE(zswap_test_zswap_wb_defer_queue_failure_puts),
+	KUNIT_CASE(zswap_test_zswap_wb_cancel_pending_puts_once),
+	KUNIT_CASE(zswap_test_zswap_wb_cancel_idle_puts_nothing),
+	KUNIT_CASE(zswap_test_zswap_wb_cancel_running_puts_nothing),
+	KUNIT_CASE(zswap_test_zswap_wb_run_disabled_puts),
+	KUNIT_CASE(zswap_test_zswap_wb_run_takes_claim),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_empty_lru),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_at_swapcache),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_after_count),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_bounded_and_throttled),
+	KUNIT_CASE_PARAM(zswap_test_zswap_wb_struggling_rule,
+			 zswap_test_struggle_gen_params),
+	KUNIT_CASE(zswap_test_zswap_wb_fallback_in_place),
+	KUNIT_CASE(zswap_test_zswap_wb_wait_progress_sees_worker),
+	KUNIT_CASE(zswap_test_zswap_wb_wait_progress_times_out),
+	KUNIT_CASE_PARAM(zswap_test_zswap_shrinker_scan_noio_nofs,
+			 zswap_test_gfp_gen_params),
+	{}
+};
+
+static struct kunit_suite zswap_wb_test_suite = {
+	.name = "zswap_deferred_wb",
+	.init = zswap_test_wb_init,
+	.test_cases = zswap_wb_test_cases,
+};
+
+kunit_test_suites(&zswap_test_suite, &zswap_wb_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for zswap shrinker writeback");
 MODULE_LICENSE("GPL");
