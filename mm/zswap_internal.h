@@ -99,6 +99,9 @@ enum lru_status shrink_memcg_cb(struct list_head *item, struct list_lru_one *l,
 				void *arg);
 unsigned long zswap_lru_walk(struct mem_cgroup *memcg, int nid,
 			     unsigned int *flags, unsigned long *nr_to_walk);
+unsigned long zswap_lru_len(struct mem_cgroup *memcg, int nid);
+unsigned long zswap_walk_budget(unsigned long nr, unsigned long len);
+int shrink_memcg(struct mem_cgroup *memcg, enum zswap_wb_reason reason);
 unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
 			      unsigned long nr, atomic_long_t *written);
 bool zswap_wb_allowed(struct mem_cgroup *memcg);

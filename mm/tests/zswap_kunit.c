@@ -33,6 +33,12 @@ MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
  * @visits: how often writeback was attempted on entry i
  * @calls: writeback attempts in all
  * @throttled: writeback attempts whose swap IO context was throttled
+ * @in_walk: a walk through zswap_test_walk() or the zswap_lru_walk() stub
+ *	is under way
+ * @walk_ref: entry i was referenced when that walk started
+ * @walk_attempts: writeback attempts on entry i during that walk
+ * @revisits: visits of an entry already visited in the same walk (an
+ *	entry referenced at the start was rotated before its attempt)
  */
 struct zswap_test_lru {
 	struct list_lru lru;
@@ -42,6 +48,10 @@ struct zswap_test_lru {
 	unsigned int visits[ZSWAP_TEST_MAX_ENTRIES];
 	unsigned int calls;
 	unsigned int throttled;
+	bool in_walk;
+	bool walk_ref[ZSWAP_TEST_MAX_ENTRIES];
+	unsigned int walk_attempts[ZSWAP_TEST_MAX_ENTRIES];
+	unsigned int revisits;
 };
 
 /*
@@ -59,11 +69,48 @@ static int zswap_test_writeback_stub(struct zswap_entry *entry,
 	KUNIT_ASSERT_LT(test, i, t->nr_entries);
 	t->calls++;
 	t->visits[i]++;
+	if (t->in_walk && (t->walk_ref[i] || t->walk_attempts[i]++))
+		t->revisits++;
 	if (ctx->throttled)
 		t->throttled++;
 	if (!t->result[i])
 		list_lru_del(&t->lru, &entry->lru, 0, NULL);
 	return t->result[i];
+}
+
+/* One walk of the test's list, recording visits for the revisit count. */
+static unsigned long zswap_test_lru_walk_one(struct zswap_test_lru *t,
+					     unsigned int *flags,
+					     unsigned long *nr_to_walk)
+{
+	unsigned long freed;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_entries; i++) {
+		t->walk_ref[i] = t->entries[i]->referenced;
+		t->walk_attempts[i] = 0;
+	}
+	t->in_walk = true;
+	freed = list_lru_walk_one(&t->lru, 0, NULL, shrink_memcg_cb, flags, nr_to_walk);
+	t->in_walk = false;
+	return freed;
+}
+
+/* zswap_lru_walk() and zswap_lru_len() on the test's list (node 0 only). */
+static unsigned long zswap_test_lru_walk_stub(struct mem_cgroup *memcg, int nid,
+					      unsigned int *flags,
+					      unsigned long *nr_to_walk)
+{
+	struct zswap_test_lru *t = kunit_get_current_test()->priv;
+
+	return nid ? 0 : zswap_test_lru_walk_one(t, flags, nr_to_walk);
+}
+
+static unsigned long zswap_test_lru_len_stub(struct mem_cgroup *memcg, int nid)
+{
+	struct zswap_test_lru *t = kunit_get_current_test()->priv;
+
+	return nid ? 0 : list_lru_count_one(&t->lru, 0, NULL);
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(zswap_test_list_lru_destroy, list_lru_destroy,
@@ -81,6 +128,8 @@ static int zswap_test_init(struct kunit *test)
 	test->priv = t;
 	kunit_activate_static_stub(test, zswap_writeback_entry,
 				   zswap_test_writeback_stub);
+	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_lru_walk_stub);
+	kunit_activate_static_stub(test, zswap_lru_len, zswap_test_lru_len_stub);
 	return 0;
 }
 
@@ -110,8 +159,7 @@ static unsigned long zswap_test_walk(struct kunit *test, unsigned int *flags,
 {
 	struct zswap_test_lru *t = test->priv;
 
-	return list_lru_walk_one(&t->lru, 0, NULL, shrink_memcg_cb, flags,
-				 &nr_to_walk);
+	return zswap_test_lru_walk_one(t, flags, &nr_to_walk);
 }
 
 /* An entry already in the swap cache stops a walk that asked for it. */
@@ -257,6 +305,140 @@ static void zswap_test_swap_write_opf_throttled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (__force u32)swap_write_opf(&ctx), (__force u32)c->opf);
 }
 
+/*
+ * Documents the bug once-per-call scanning fixes, on the walk as stock
+ * 7.3.4 does it (a budget of SWAP_CLUSTER_MAX whatever the LRU's length):
+ * a short LRU of referenced entries is rotated, then walked again in the
+ * same call, and entries that fail writeback are retried in a spin.
+ */
+static void zswap_test_shrink_memcg_cb_uncapped_walk_revisits(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned int flags = 0, i, most = 0;
+
+	zswap_test_add_entries(test, 4, true, -ENOMEM);
+
+	zswap_test_walk(test, &flags, SWAP_CLUSTER_MAX);
+	for (i = 0; i < t->nr_entries; i++)
+		most = max(most, t->visits[i]);
+	/* every entry was rotated, then attempted again and again */
+	KUNIT_EXPECT_EQ(test, t->calls, SWAP_CLUSTER_MAX - 4);
+	KUNIT_EXPECT_GT(test, most, 1);
+	KUNIT_EXPECT_EQ(test, t->revisits, SWAP_CLUSTER_MAX - 4);
+}
+
+/*
+ * An all-referenced LRU: the first call rotates every entry and writes
+ * back nothing, without revisiting any; the second call writes back.
+ */
+static void zswap_test_shrink_memcg_all_referenced(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned int i;
+
+	zswap_test_add_entries(test, 4, true, 0);
+
+	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, t->calls, 0);
+	KUNIT_EXPECT_EQ(test, t->revisits, 0);
+	for (i = 0; i < t->nr_entries; i++)
+		KUNIT_EXPECT_FALSE(test, t->entries[i]->referenced);
+
+	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, t->calls, 4);
+	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 0);
+}
+
+/* Entries that fail writeback are attempted once per call, not in a spin. */
+static void zswap_test_shrink_memcg_failing_entries_once(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned int i;
+
+	zswap_test_add_entries(test, 5, false, -ENOMEM);
+
+	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), -EAGAIN);
+	for (i = 0; i < t->nr_entries; i++)
+		KUNIT_EXPECT_EQ_MSG(test, t->visits[i], 1, "entry %u", i);
+	KUNIT_EXPECT_EQ(test, t->revisits, 0);
+}
+
+/* An LRU longer than SWAP_CLUSTER_MAX: one call walks SWAP_CLUSTER_MAX. */
+static void zswap_test_shrink_memcg_long_lru_capped(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+
+	zswap_test_add_entries(test, SWAP_CLUSTER_MAX + 8, false, -ENOMEM);
+
+	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, t->calls, SWAP_CLUSTER_MAX);
+}
+
+/* Empty LRUs are skipped and reported as -ENOENT. */
+static void zswap_test_shrink_memcg_empty_lru(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+
+	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), -ENOENT);
+	KUNIT_EXPECT_EQ(test, t->calls, 0);
+}
+
+/* A budget of 1 visits exactly one entry. */
+static void zswap_test_zswap_wb_chunks_budget_of_one(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+
+	zswap_test_add_entries(test, 3, false, 0);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 1, NULL), 1);
+	KUNIT_EXPECT_EQ(test, t->calls, 1);
+	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 2);
+}
+
+/* The worker's chunks visit a short LRU's entries at most once per chunk. */
+static void zswap_test_zswap_wb_chunks_short_lru_once_per_chunk(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+
+	zswap_test_add_entries(test, 3, true, -ENOMEM);
+
+	/* chunk 1 rotates the three, chunk 2 attempts each once */
+	zswap_wb_chunks(NULL, 0, 6, NULL);
+	KUNIT_EXPECT_EQ(test, t->calls, 3);
+	KUNIT_EXPECT_EQ(test, t->revisits, 0);
+}
+
+struct zswap_test_budget_case {
+	const char *name;
+	unsigned long nr;
+	unsigned long len;
+	unsigned long budget;
+};
+
+static const struct zswap_test_budget_case zswap_test_budget_cases[] = {
+	/* a budget of 0 walks nothing */
+	{ "zero", 0, 10, 0 },
+	/* a budget of 1 walks one entry */
+	{ "one", 1, 10, 1 },
+	/* exactly the length: each entry once */
+	{ "length", 10, 10, 10 },
+	/* more than the length: capped at the length */
+	{ "over_length", 20, 10, 10 },
+	/* a long LRU: capped at SWAP_CLUSTER_MAX */
+	{ "long_lru", 1000, 1000, SWAP_CLUSTER_MAX },
+	/* an empty LRU: nothing */
+	{ "empty", 5, 0, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_budget, zswap_test_budget_cases, name);
+
+static void zswap_test_zswap_walk_budget_rule(struct kunit *test)
+{
+	const struct zswap_test_budget_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, zswap_walk_budget(c->nr, c->len), c->budget);
+}
+
 static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_stops_at_swapcache),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_no_swapcache_flag_on_other_errors),
@@ -267,6 +449,15 @@ static struct kunit_case zswap_test_cases[] = {
 			 zswap_test_reason_gen_params),
 	KUNIT_CASE_PARAM(zswap_test_swap_write_opf_throttled,
 			 zswap_test_opf_gen_params),
+	KUNIT_CASE(zswap_test_shrink_memcg_cb_uncapped_walk_revisits),
+	KUNIT_CASE(zswap_test_shrink_memcg_all_referenced),
+	KUNIT_CASE(zswap_test_shrink_memcg_failing_entries_once),
+	KUNIT_CASE(zswap_test_shrink_memcg_long_lru_capped),
+	KUNIT_CASE(zswap_test_shrink_memcg_empty_lru),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_budget_of_one),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_short_lru_once_per_chunk),
+	KUNIT_CASE_PARAM(zswap_test_zswap_walk_budget_rule,
+			 zswap_test_budget_gen_params),
 	{}
 };
 
@@ -301,6 +492,7 @@ static struct kunit_suite zswap_test_suite = {
  * @walked: entries each walk walks (scripted; beyond the script, all asked)
  * @freed: entries each walk writes back (scripted; beyond, all walked)
  * @hit_swapcache: the walk that meets a swap-cache entry, or -1
+ * @lru_len: what zswap_lru_len() answers
  * @started: completed when @state's work starts (zswap_test_running_work())
  * @release: lets that work return
  */
@@ -319,6 +511,7 @@ struct zswap_test_wb {
 	long walked[ZSWAP_TEST_MAX_WALKS];
 	long freed[ZSWAP_TEST_MAX_WALKS];
 	int hit_swapcache;
+	unsigned long lru_len;
 	struct completion started;
 	struct completion release;
 };
@@ -381,6 +574,13 @@ static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
 	return freed;
 }
 
+static unsigned long zswap_test_len_stub(struct mem_cgroup *memcg, int nid)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	return w->lru_len;
+}
+
 static void zswap_test_noop_work(struct work_struct *work)
 {
 }
@@ -397,6 +597,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	w->queue_ok = true;
 	w->allowed = true;
 	w->hit_swapcache = -1;
+	w->lru_len = 1000;
 	for (i = 0; i < ZSWAP_TEST_MAX_WALKS; i++) {
 		w->walked[i] = -1;
 		w->freed[i] = -1;
@@ -407,6 +608,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	kunit_activate_static_stub(test, zswap_wb_queue, zswap_test_queue_stub);
 	kunit_activate_static_stub(test, zswap_wb_allowed, zswap_test_allowed_stub);
 	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_walk_stub);
+	kunit_activate_static_stub(test, zswap_lru_len, zswap_test_len_stub);
 	return 0;
 }
 
@@ -586,8 +788,18 @@ static void zswap_test_zswap_wb_run_takes_claim(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_written), 40);
 }
 
-/* A chunk that walks nothing (empty LRU) ends the loop. */
+/* An empty LRU ends the loop before any walk. */
 static void zswap_test_zswap_wb_chunks_stops_on_empty_lru(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->lru_len = 0;
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, NULL), 0);
+	KUNIT_EXPECT_EQ(test, w->walks, 0);
+}
+
+/* A chunk that walks nothing ends the loop. */
+static void zswap_test_zswap_wb_chunks_stops_on_no_progress(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
 
@@ -785,6 +997,7 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_run_disabled_puts),
 	KUNIT_CASE(zswap_test_zswap_wb_run_takes_claim),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_empty_lru),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_no_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_at_swapcache),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_after_count),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_bounded_and_throttled),
