@@ -4,17 +4,18 @@
 #   make                 get 7.3.4, apply patches/, build, run the KUnit suites
 #   make check           everything CI runs (gates + closing "N passed, N failed")
 #   make ARCH=x86_64     the KUnit suites under QEMU (TCG unless KVM works)
+#   make selftests       tools/testing/selftests/zswap in a QEMU guest (vng)
 
 ARCH ?= um
 SHELL := /bin/bash
 LIB := $(CURDIR)/lib
 
-.PHONY: all deps tree kunit export check-export checkpatch bisect check clean help
+.PHONY: all deps tree kunit selftests export check-export checkpatch bisect check clean help
 
 all: kunit
 
 help:
-	@sed -n '3,7p' Makefile
+	@sed -n '3,8p' Makefile
 
 deps:
 	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
@@ -25,10 +26,16 @@ tree: deps
 kunit: tree
 	@$(LIB)/kunit.sh --arch $(ARCH) $(if $(FILTER),--filter '$(FILTER)')
 
+selftests: tree
+	@$(LIB)/selftests.sh
+
 export:
 	@$(LIB)/export.sh export
 
-check-export:
+check-selftests: tree
+	@$(LIB)/selftests.sh
+
+export:
 	@$(LIB)/export.sh check
 
 checkpatch: tree

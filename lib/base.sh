@@ -9,7 +9,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-APT_DIR=$BUILD/apt
+SUITE=trixie-backports
 DEB_CACHE=$BUILD/deb
 
 verify_deb() {
@@ -19,43 +19,18 @@ verify_deb() {
 		die "$deb: sha256 $sum, expected $BASE_SHA256: refusing to build on it"
 }
 
-# The mirror the system already uses for Debian (bookworm here), reused for
-# trixie-backports so that no new host is needed.
-debian_mirror() {
-	local uri
-	uri=$(grep -rhoE '(URIs:|deb) +https?://[^ ]+/debian/?( |$)' \
-		/etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
-		awk '{print $2}' | head -n1)
-	echo "${uri:-http://deb.debian.org/debian}"
-}
-
-# private_apt apt-get|apt-cache ARGS...: run an apt tool on the private
-# sources list, lists and cache under build/apt.
-private_apt() {
-	local tool=$1
-	shift
-	"$tool" -o Dir::Etc::SourceList="$APT_DIR/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$APT_DIR/lists" \
-		-o Dir::Cache="$APT_DIR/cache" \
-		-o APT::Get::List-Cleanup=0 "$@"
-}
-
 download_deb() {
-	local mirror versions
-	mirror=$(debian_mirror)
-	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$DEB_CACHE"
-	printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s trixie-backports main\n' \
-		"$mirror" >"$APT_DIR/sources.list"
-	log "downloading $BASE_PKG=$BASE_PKG_VERSION from $mirror trixie-backports (private sources list)"
-	run_logged "$LOGS/apt-private-update.log" "apt-get update (trixie-backports)" \
-		private_apt apt-get update
-	versions=$(private_apt apt-cache madison "$BASE_PKG" 2>/dev/null | awk -F'|' '{gsub(/ /,"",$2); print $2}')
+	local versions
+	mkdir -p "$DEB_CACHE"
+	log "downloading $BASE_PKG=$BASE_PKG_VERSION from $(debian_mirror) $SUITE (private sources list)"
+	private_apt_update "$SUITE"
+	versions=$(private_apt "$SUITE" apt-cache madison "$BASE_PKG" 2>/dev/null |
+		awk -F'|' '{gsub(/ /,"",$2); print $2}')
 	if ! grep -qxF "$BASE_PKG_VERSION" <<<"$versions"; then
-		die "$BASE_PKG $BASE_PKG_VERSION is not in trixie-backports any more; available: ${versions:-none}. Not building on another base."
+		die "$BASE_PKG $BASE_PKG_VERSION is not in $SUITE any more; available: ${versions:-none}. Not building on another base."
 	fi
 	(cd "$DEB_CACHE" && run_logged "$LOGS/apt-download.log" "apt-get download $BASE_PKG" \
-		private_apt apt-get download "$BASE_PKG=$BASE_PKG_VERSION")
+		private_apt "$SUITE" apt-get download "$BASE_PKG=$BASE_PKG_VERSION")
 }
 
 find_deb() {

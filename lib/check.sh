@@ -42,6 +42,22 @@ kunit_gate() {
 	"$ROOT/lib/kunit.sh" --arch um --result "$BUILD/kunit-um.counts"
 }
 
+selftests_gate() {
+	rm -f "$BUILD/selftests.counts"
+	"$ROOT/lib/selftests.sh" --result "$BUILD/selftests.counts"
+}
+
+# counted_gate NAME FUNC COUNTS: a gate whose failed cases are counted from
+# COUNTS; the gate itself then adds no failure of its own.
+counted_gate() {
+	local before=$failed
+	gate "$1" "$2"
+	if [ -s "$3" ] && [ "$(cut -d' ' -f2 "$3")" != 0 ] && [ "$failed" -gt "$before" ]; then
+		failed=$((failed - 1))
+	fi
+	add_counts "$3"
+}
+
 tree_ok=1
 gate "packages" "$ROOT/lib/deps.sh" build check
 gate "series applies" "$ROOT/lib/tree.sh" || true
@@ -49,14 +65,12 @@ gate "series applies" "$ROOT/lib/tree.sh" || true
 gate "export check" "$ROOT/lib/export.sh" check
 if [ "$tree_ok" = 1 ]; then
 	gate "checkpatch --strict" "$ROOT/lib/checkpatch.sh"
-	gate "kunit (um)" kunit_gate
-	# kunit_gate's failed cases are counted below, not as a gate failure too.
-	if [ -s "$BUILD/kunit-um.counts" ] && [ "$(cut -d' ' -f2 "$BUILD/kunit-um.counts")" != 0 ]; then
-		failed=$((failed - 1))
-	fi
-	add_counts "$BUILD/kunit-um.counts"
+	counted_gate "kunit (um)" kunit_gate "$BUILD/kunit-um.counts"
 	gate "W=1 (touched files)" "$ROOT/lib/warnings.sh"
 	gate "bisect (kunit um per patch)" "$ROOT/lib/bisect.sh"
+	if [ -f "$TREE/tools/testing/selftests/zswap/config" ]; then
+		counted_gate "selftests (QEMU VM)" selftests_gate "$BUILD/selftests.counts"
+	fi
 fi
 
 printf '\n=== make check summary\n'

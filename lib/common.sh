@@ -49,3 +49,36 @@ series_patches() {
 }
 
 jobs() { nproc; }
+
+# The mirror the system already uses for Debian, reused for the private
+# sources lists below so that no new host is needed.
+debian_mirror() {
+	local uri
+	uri=$(grep -rhoE '(URIs:|deb) +https?://[^ ]+/debian/?( |$)' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null |
+		awk '{print $2}' | head -n1)
+	echo "${uri:-http://deb.debian.org/debian}"
+}
+
+# private_apt SUITE apt-get|apt-cache ARGS...: run an apt tool on a private
+# sources list for Debian SUITE, with its lists and cache under
+# build/apt/SUITE. The system's sources are never touched.
+private_apt() {
+	local suite=$1 tool=$2 dir=$BUILD/apt/$1
+	shift 2
+	"$tool" -o Dir::Etc::SourceList="$dir/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$dir/lists" \
+		-o Dir::Cache="$dir/cache" \
+		-o APT::Get::List-Cleanup=0 "$@"
+}
+
+# private_apt_update SUITE: write SUITE's sources list and fetch its lists.
+private_apt_update() {
+	local suite=$1 dir=$BUILD/apt/$1
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	printf 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+		"$(debian_mirror)" "$suite" >"$dir/sources.list"
+	run_logged "$LOGS/apt-$suite-update.log" "apt-get update ($suite, private sources list)" \
+		private_apt "$suite" apt-get update
+}

@@ -3,7 +3,10 @@
 # Install the Debian packages a target needs: lib/deps.sh GROUP...
 #   build   - building kernels (UML and x86_64) with ccache
 #   qemu    - running x86_64 kernels under QEMU
-#   check   - the extra tools of `make check` (sparse)
+#   check   - the extra tools of `make check` (sparse, checkpatch's python)
+#   vm      - the selftest VM: QEMU, udev and virtme-ng (vng); virtme-ng
+#             1.35 comes from Debian trixie through a private sources list
+#             (Architecture: all, its dependencies from this system's suite)
 # Only missing packages are installed; apt-get update runs first, once.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -12,6 +15,11 @@ pkgs_build="build-essential bc bison flex libelf-dev libssl-dev ccache git
 	xz-utils python3 perl rsync cpio kmod"
 pkgs_qemu="qemu-system-x86 qemu-system-data"
 pkgs_check="sparse python3-ply python3-git"	# checkpatch runs spdxcheck.py
+# vng's command channel needs udev on the host ("cannot find script I/O ports")
+pkgs_vm="qemu-system-x86 qemu-system-data udev fdisk file kmod python3-argcomplete
+	python3-pkg-resources python3-requests"
+VNG_SUITE=trixie
+VNG_VERSION=1.35
 
 missing_packages() {
 	local p
@@ -36,15 +44,34 @@ install_packages() {
 		"apt-get install $*" apt-get install -y --no-install-recommends "$@"
 }
 
-[ $# -gt 0 ] || die "usage: lib/deps.sh build|qemu|check..."
-want=""
+# install_virtme_ng: vng from trixie, unless a vng of that version is there.
+install_virtme_ng() {
+	local dir=$BUILD/apt/$VNG_SUITE/debs
+	if command -v vng >/dev/null 2>&1 && dpkg-query -W -f='${Version}' virtme-ng 2>/dev/null |
+		grep -q "^$VNG_VERSION"; then
+		return 0
+	fi
+	[ "$(id -u)" -eq 0 ] || die "virtme-ng is missing; installing it needs root"
+	log "installing virtme-ng $VNG_VERSION from Debian $VNG_SUITE (private sources list)"
+	private_apt_update "$VNG_SUITE"
+	rm -rf "$dir" && mkdir -p "$dir"
+	(cd "$dir" && run_logged "$LOGS/apt-download-vng.log" "apt-get download virtme-ng" \
+		private_apt "$VNG_SUITE" apt-get download virtme-ng)
+	run_logged "$LOGS/dpkg-vng.log" "dpkg -i virtme-ng" dpkg -i "$dir"/virtme-ng_*.deb
+	command -v vng >/dev/null 2>&1 || die "virtme-ng installed but vng is not on PATH"
+}
+
+[ $# -gt 0 ] || die "usage: lib/deps.sh build|qemu|check|vm..."
+want="" vm=0
 for group in "$@"; do
 	case $group in
 	build) want="$want $pkgs_build" ;;
 	qemu)  want="$want $pkgs_qemu" ;;
 	check) want="$want $pkgs_check" ;;
-	*) die "lib/deps.sh: unknown package group '$group' (build, qemu, check)" ;;
+	vm)    want="$want $pkgs_vm"; vm=1 ;;
+	*) die "lib/deps.sh: unknown package group '$group' (build, qemu, check, vm)" ;;
 	esac
 done
 # shellcheck disable=SC2086
 install_packages $want
+[ "$vm" = 0 ] || install_virtme_ng

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the series' selftests (tools/testing/selftests/zswap) in a VM booted
+# on the patched kernel: lib/selftests.sh [--tree DIR] [--result FILE]
+#
+# - Guest kernel: lib/guest.config + the selftests' config fragment, then
+#   olddefconfig; every option of the fragment must survive (named if not).
+#   Built with ccache in build/guest-x86_64.
+# - The selftests are built and installed on the host (build/kselftest);
+#   the guest sees the host root read-only over 9p and runs the installed
+#   run_kselftest.sh.
+# - VM: virtme-ng (vng) on QEMU x86_64, TCG unless KVM boots our kernel
+#   (lib/vm.sh). One virtio disk: /dev/vda1 is the swap device, /dev/vda2
+#   a raw partition on the same disk for the IO-contention sibling.
+# - A guest that does not finish within GUEST_TIMEOUT seconds is killed
+#   and reported with the last 50 lines of its console.
+# --result FILE gets "PASSED FAILED" counted from the TAP output.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+. "$ROOT/lib/vm.sh"
+
+tree=$TREE result=""
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200}
+GUEST_MEM=${GUEST_MEM:-1G}
+GUEST_CPUS=${GUEST_CPUS:-2}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tree) tree=$2; shift 2 ;;
+	--result) result=$2; shift 2 ;;
+	*) die "lib/selftests.sh: unknown option '$1'" ;;
+	esac
+done
+case $GUEST_TIMEOUT in ''|*[!0-9]*) die "GUEST_TIMEOUT=$GUEST_TIMEOUT: a number of seconds, please" ;; esac
+
+KST_SRC=$tree/tools/testing/selftests
+FRAGMENT=$KST_SRC/zswap/config
+GDIR=$BUILD/guest-x86_64
+KST_OUT=$BUILD/kselftest
+VMDIR=$BUILD/vm
+
+[ -f "$FRAGMENT" ] || die "$FRAGMENT is missing: the series has no zswap selftests at this commit"
+
+# guest_config: (re)write the guest .config only when its inputs changed,
+# so that an unchanged kernel is not rebuilt.
+guest_config() {
+	local want=$GDIR/config.inputs missing=""
+	mkdir -p "$GDIR"
+	cat "$ROOT/lib/guest.config" "$FRAGMENT" >"$want.new"
+	if ! cmp -s "$want.new" "$want" || [ ! -f "$GDIR/.config" ]; then
+		cp "$want.new" "$GDIR/.config"
+		run_logged "$LOGS/guest-olddefconfig.log" "guest olddefconfig" \
+			make -C "$tree" ARCH=x86_64 O="$GDIR" CC="ccache gcc" olddefconfig
+		mv "$want.new" "$want"
+	fi
+	rm -f "$want.new"
+	while IFS= read -r line; do
+		case $line in CONFIG_*=*) ;; *) continue ;; esac
+		grep -qxF "$line" "$GDIR/.config" || missing="$missing ${line%%=*}"
+	done <"$FRAGMENT"
+	[ -z "$missing" ] || die "options of the selftests' config did not survive olddefconfig:$missing"
+}
+
+guest_kernel() {
+	guest_config
+	log "building the guest kernel (x86_64) in ${GDIR#"$ROOT"/} (about 7 min cold)"
+	run_logged "$LOGS/guest-build.log" "guest kernel build" \
+		make -C "$tree" ARCH=x86_64 O="$GDIR" CC="ccache gcc" -j"$(jobs)" bzImage
+}
+
+build_selftests() {
+	log "building the zswap selftests on the host"
+	rm -rf "$KST_OUT"
+	run_logged "$LOGS/kselftest-build.log" "selftests build" \
+		make -C "$KST_SRC" TARGETS=zswap O="$BUILD/kselftest-build" \
+		INSTALL_PATH="$KST_OUT" install
+}
+
+# make_disk: one disk, two partitions: swap and the sibling's raw target.
+make_disk() {
+	mkdir -p "$VMDIR"
+	rm -f "$VMDIR/disk.img"
+	truncate -s 1536M "$VMDIR/disk.img"
+	printf 'label: dos\n,768M,S\n,,L\n' | sfdisk -q "$VMDIR/disk.img" >/dev/null
+}
+
+write_guest_script() {
+	cat >"$VMDIR/guest.sh" <<GUEST
+#!/bin/sh
+# Runs inside the guest (root, host root read-only over 9p).
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+mkswap -q /dev/vda1 >/dev/null && swapon /dev/vda1 || { echo "guest: no swap on /dev/vda1"; exit 2; }
+export ZSWAP_SIBLING_DEV=/dev/vda2
+echo "guest: kernel \$(uname -r), \$(nproc) CPUs, swap: \$(tail -n +2 /proc/swaps | tr -s ' ')"
+cd "$KST_OUT" && ./run_kselftest.sh
+echo "guest: run_kselftest.sh exited \$?"
+GUEST
+	chmod +x "$VMDIR/guest.sh"
+}
+
+run_guest() {
+	local bz=$GDIR/arch/x86/boot/bzImage console=$LOGS/guest-console.log rc=0
+	local accel=(--disable-kvm)
+	if kvm_usable "$bz"; then
+		accel=()
+	fi
+	log "booting the guest (vng, ${accel[*]:-KVM}, $GUEST_MEM, $GUEST_CPUS CPUs, timeout ${GUEST_TIMEOUT}s)"
+	timeout --kill-after=15 "$GUEST_TIMEOUT" vng --run "$bz" "${accel[@]}" \
+		--memory "$GUEST_MEM" --cpus "$GUEST_CPUS" --disk "$VMDIR/disk.img" \
+		--verbose --exec "$VMDIR/guest.sh" </dev/null >"$console" 2>&1 || rc=$?
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "error: the guest did not finish within ${GUEST_TIMEOUT}s; last 50 lines of its console:" >&2
+		tail -n 50 "$console" >&2
+		return 1
+	fi
+	if ! grep -q '^guest: run_kselftest.sh exited' "$console"; then
+		echo "error: the guest stopped before the selftests ended (vng exit $rc); last 50 lines of its console:" >&2
+		tail -n 50 "$console" >&2
+		return 1
+	fi
+	return 0
+}
+
+# count_tap: print the TAP lines, count the test cases, fail on any failure.
+# Each program's own cases count; a program that failed without a failed
+# case of its own (crash, timeout) counts as one failure.
+count_tap() {
+	python3 - "$LOGS/guest-console.log" "${result:-/dev/null}" <<'PY'
+import re, sys
+lines = open(sys.argv[1], errors="replace").read().splitlines()
+passed = failed = skipped = 0
+inner_failed = 0
+for ln in lines:
+    m = re.match(r'^# (not ok|ok) \d+ (.*)$', ln)
+    if m:
+        print(ln)
+        if re.search(r'#\s*SKIP', m.group(2), re.I):
+            skipped += 1
+        elif m.group(1) == "ok":
+            passed += 1
+        else:
+            failed += 1
+            inner_failed += 1
+        continue
+    m = re.match(r'^(not ok|ok) \d+ selftests: (.*)$', ln)
+    if m:
+        print(ln)
+        if m.group(1) == "not ok" and inner_failed == 0:
+            failed += 1
+        inner_failed = 0
+    elif ln.startswith("# ") or ln.startswith("guest:"):
+        print(ln)
+if passed + failed + skipped == 0:
+    print("error: the selftests printed no result", file=sys.stderr)
+    sys.exit(1)
+print(f"selftests: {passed} passed, {failed} failed, {skipped} skipped", file=sys.stderr)
+open(sys.argv[2], "w").write(f"{passed} {failed}\n")
+sys.exit(1 if failed else 0)
+PY
+}
+
+"$ROOT/lib/deps.sh" build vm
+guest_kernel
+build_selftests
+make_disk
+write_guest_script
+run_guest
+count_tap
