@@ -4,7 +4,8 @@
 #   make                 get 7.3.4, apply patches/, build, run the KUnit suites
 #   make check           everything CI runs (gates + closing "N passed, N failed")
 #   make ARCH=x86_64     the KUnit suites under QEMU (TCG unless KVM works)
-#   make selftests       tools/testing/selftests/zswap in a QEMU guest (vng)
+#   make selftests       tools/testing/selftests/zswap in a QEMU guest (vng);
+#                        VM=um for the quicker, less faithful UML guest
 
 ARCH ?= um
 SHELL := /bin/bash
@@ -15,7 +16,7 @@ LIB := $(CURDIR)/lib
 all: kunit
 
 help:
-	@sed -n '3,8p' Makefile
+	@sed -n '3,9p' Makefile
 
 deps:
 	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
@@ -27,15 +28,12 @@ kunit: tree
 	@$(LIB)/kunit.sh --arch $(ARCH) $(if $(FILTER),--filter '$(FILTER)')
 
 selftests: tree
-	@$(LIB)/selftests.sh
+	@$(LIB)/selftests.sh --vm $(or $(VM),qemu)
 
 export:
 	@$(LIB)/export.sh export
 
-check-selftests: tree
-	@$(LIB)/selftests.sh
-
-export:
+check-export:
 	@$(LIB)/export.sh check
 
 checkpatch: tree

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Run the series' selftests (tools/testing/selftests/zswap) in a VM booted
-# on the patched kernel: lib/selftests.sh [--tree DIR] [--result FILE]
+# on the patched kernel: lib/selftests.sh [--vm qemu|um] [--tree DIR]
+#                                          [--result FILE]
+# (VM=qemu|um in the environment does the same as --vm.)
 #
 # - Guest kernel: lib/guest.config + the selftests' config fragment, then
 #   olddefconfig; every option of the fragment must survive (named if not).
@@ -12,6 +14,11 @@
 # - VM: virtme-ng (vng) on QEMU x86_64, TCG unless KVM boots our kernel
 #   (lib/vm.sh). One virtio disk: /dev/vda1 is the swap device, /dev/vda2
 #   a raw partition on the same disk for the IO-contention sibling.
+# - VM=um: a User Mode Linux guest instead (arch/um defconfig + the
+#   fragment), the host root over hostfs (read-only), the same disk image
+#   as a ubd device (/dev/ubda1, /dev/ubda2). Boots in seconds but is less
+#   faithful (no virtio, no real block queue): a fast path, not the
+#   reference.
 # - A guest that does not finish within GUEST_TIMEOUT seconds is killed
 #   and reported with the last 50 lines of its console.
 # --result FILE gets "PASSED FAILED" counted from the TAP output.
@@ -19,22 +26,35 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$ROOT/lib/vm.sh"
 
-tree=$TREE result=""
+tree=$TREE result="" vm=${VM:-qemu}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200}
 GUEST_MEM=${GUEST_MEM:-1G}
 GUEST_CPUS=${GUEST_CPUS:-2}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=$2; shift 2 ;;
+	--vm) vm=$2; shift 2 ;;
 	--result) result=$2; shift 2 ;;
 	*) die "lib/selftests.sh: unknown option '$1'" ;;
 	esac
 done
+case $vm in
+qemu|um) ;;
+*) die "VM=$vm is not supported: use qemu (default) or um" ;;
+esac
 case $GUEST_TIMEOUT in ''|*[!0-9]*) die "GUEST_TIMEOUT=$GUEST_TIMEOUT: a number of seconds, please" ;; esac
 
 KST_SRC=$tree/tools/testing/selftests
 FRAGMENT=$KST_SRC/zswap/config
-GDIR=$BUILD/guest-x86_64
+if [ "$vm" = um ]; then
+	GARCH=um GDIR=$BUILD/guest-um GIMAGE=linux
+	GBASE=$tree/arch/um/configs/x86_64_defconfig
+	SWAP_DEV=/dev/ubda1 SIBLING_DEV=/dev/ubda2
+else
+	GARCH=x86_64 GDIR=$BUILD/guest-x86_64 GIMAGE=bzImage
+	GBASE=$ROOT/lib/guest.config
+	SWAP_DEV=/dev/vda1 SIBLING_DEV=/dev/vda2
+fi
 KST_OUT=$BUILD/kselftest
 VMDIR=$BUILD/vm
 
@@ -45,11 +65,11 @@ VMDIR=$BUILD/vm
 guest_config() {
 	local want=$GDIR/config.inputs missing=""
 	mkdir -p "$GDIR"
-	cat "$ROOT/lib/guest.config" "$FRAGMENT" >"$want.new"
+	cat "$GBASE" "$FRAGMENT" >"$want.new"
 	if ! cmp -s "$want.new" "$want" || [ ! -f "$GDIR/.config" ]; then
 		cp "$want.new" "$GDIR/.config"
 		run_logged "$LOGS/guest-olddefconfig.log" "guest olddefconfig" \
-			make -C "$tree" ARCH=x86_64 O="$GDIR" CC="ccache gcc" olddefconfig
+			make -C "$tree" ARCH="$GARCH" O="$GDIR" CC="ccache gcc" olddefconfig
 		mv "$want.new" "$want"
 	fi
 	rm -f "$want.new"
@@ -62,9 +82,9 @@ guest_config() {
 
 guest_kernel() {
 	guest_config
-	log "building the guest kernel (x86_64) in ${GDIR#"$ROOT"/} (about 7 min cold)"
-	run_logged "$LOGS/guest-build.log" "guest kernel build" \
-		make -C "$tree" ARCH=x86_64 O="$GDIR" CC="ccache gcc" -j"$(jobs)" bzImage
+	log "building the guest kernel ($GARCH) in ${GDIR#"$ROOT"/} (about 7 min cold)"
+	run_logged "$LOGS/guest-build-$GARCH.log" "guest kernel build" \
+		make -C "$tree" ARCH="$GARCH" O="$GDIR" CC="ccache gcc" -j"$(jobs)" "$GIMAGE"
 }
 
 build_selftests() {
@@ -88,32 +108,58 @@ write_guest_script() {
 #!/bin/sh
 # Runs inside the guest (root, host root read-only over 9p).
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-mkswap -q /dev/vda1 >/dev/null && swapon /dev/vda1 || { echo "guest: no swap on /dev/vda1"; exit 2; }
-export ZSWAP_SIBLING_DEV=/dev/vda2
+mkswap -q $SWAP_DEV >/dev/null && swapon $SWAP_DEV || { echo "guest: no swap on $SWAP_DEV"; exit 2; }
+export ZSWAP_SIBLING_DEV=$SIBLING_DEV
 echo "guest: kernel \$(uname -r), \$(nproc) CPUs, swap: \$(tail -n +2 /proc/swaps | tr -s ' ')"
 cd "$KST_OUT" && ./run_kselftest.sh
 echo "guest: run_kselftest.sh exited \$?"
 GUEST
 	chmod +x "$VMDIR/guest.sh"
+	# UML has no vng: its init mounts what vng would, runs guest.sh, and
+	# powers off through sysrq (the host's poweroff is systemd's).
+	cat >"$VMDIR/guest-um-init.sh" <<GUEST
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp
+$VMDIR/guest.sh
+echo o > /proc/sysrq-trigger
+GUEST
+	chmod +x "$VMDIR/guest-um-init.sh"
+}
+
+# guest_cmd: the command line that boots the guest and runs guest.sh.
+guest_cmd() {
+	if [ "$vm" = um ]; then
+		echo "$GDIR/linux" mem="$GUEST_MEM" ubd0="$VMDIR/disk.img" \
+			root=/dev/root rootfstype=hostfs rootflags=/ ro \
+			init="$VMDIR/guest-um-init.sh" con=null con0=null,fd:1
+		return
+	fi
+	local accel=--disable-kvm
+	kvm_usable "$GDIR/arch/x86/boot/bzImage" && accel=""
+	echo vng --run "$GDIR/arch/x86/boot/bzImage" $accel --memory "$GUEST_MEM" \
+		--cpus "$GUEST_CPUS" --disk "$VMDIR/disk.img" --verbose \
+		--exec "$VMDIR/guest.sh"
 }
 
 run_guest() {
-	local bz=$GDIR/arch/x86/boot/bzImage console=$LOGS/guest-console.log rc=0
-	local accel=(--disable-kvm)
-	if kvm_usable "$bz"; then
-		accel=()
-	fi
-	log "booting the guest (vng, ${accel[*]:-KVM}, $GUEST_MEM, $GUEST_CPUS CPUs, timeout ${GUEST_TIMEOUT}s)"
-	timeout --kill-after=15 "$GUEST_TIMEOUT" vng --run "$bz" "${accel[@]}" \
-		--memory "$GUEST_MEM" --cpus "$GUEST_CPUS" --disk "$VMDIR/disk.img" \
-		--verbose --exec "$VMDIR/guest.sh" </dev/null >"$console" 2>&1 || rc=$?
+	local console=$LOGS/guest-console.log rc=0 cmd
+	cmd=$(guest_cmd)
+	log "booting the $vm guest ($GUEST_MEM, timeout ${GUEST_TIMEOUT}s): $cmd"
+	# shellcheck disable=SC2086
+	timeout --kill-after=15 "$GUEST_TIMEOUT" $cmd </dev/null >"$console" 2>&1 || rc=$?
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		echo "error: the guest did not finish within ${GUEST_TIMEOUT}s; last 50 lines of its console:" >&2
 		tail -n 50 "$console" >&2
 		return 1
 	fi
 	if ! grep -q '^guest: run_kselftest.sh exited' "$console"; then
-		echo "error: the guest stopped before the selftests ended (vng exit $rc); last 50 lines of its console:" >&2
+		echo "error: the guest stopped before the selftests ended (exit $rc); last 50 lines of its console:" >&2
 		tail -n 50 "$console" >&2
 		return 1
 	fi
@@ -158,7 +204,12 @@ sys.exit(1 if failed else 0)
 PY
 }
 
-"$ROOT/lib/deps.sh" build vm
+if [ "$vm" = um ]; then
+	"$ROOT/lib/deps.sh" build
+	command -v sfdisk >/dev/null || "$ROOT/lib/deps.sh" vm
+else
+	"$ROOT/lib/deps.sh" build vm
+fi
 guest_kernel
 build_selftests
 make_disk
