@@ -55,9 +55,16 @@ lenient_kunitconfig() {
 	[ -z "$dropped" ] || log "not defined at this commit, left out:$dropped"
 }
 
+# kunit_cmd SUBCOMMAND ARGS...: print nothing, set the array KUNIT_CMD to the
+# kunit.py command line (an array, so that without_kvm can exec it).
+kunit_cmd() {
+	KUNIT_CMD=("$tree/tools/testing/kunit/kunit.py" "$1" --arch="$arch"
+		--build_dir="$build_dir" "${@:2}")
+}
+
 kunit_py() {
-	"$tree/tools/testing/kunit/kunit.py" "$1" --arch="$arch" \
-		--build_dir="$build_dir" "${@:2}"
+	kunit_cmd "$@"
+	"${KUNIT_CMD[@]}"
 }
 
 build() {
@@ -77,7 +84,8 @@ execute() {
 	fi
 	log "running the KUnit suites ($arch)"
 	rm -f "$json"
-	"${wrap[@]}" kunit_py exec "${args[@]}" 2>&1 | tee "$LOGS/kunit-exec-$arch.log" || rc=$?
+	kunit_cmd exec "${args[@]}"
+	"${wrap[@]}" "${KUNIT_CMD[@]}" 2>&1 | tee "$LOGS/kunit-exec-$arch.log" || rc=$?
 	count_results "$json" || rc=1
 	return "$rc"
 }
