@@ -111,8 +111,10 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 mkswap -q $SWAP_DEV >/dev/null && swapon $SWAP_DEV || { echo "guest: no swap on $SWAP_DEV"; exit 2; }
 export ZSWAP_SIBLING_DEV=$SIBLING_DEV
 echo "guest: kernel \$(uname -r), \$(nproc) CPUs, swap: \$(tail -n +2 /proc/swaps | tr -s ' ')"
-cd "$KST_OUT" && ./run_kselftest.sh
-echo "guest: run_kselftest.sh exited \$?"
+# The TAP goes to a host directory shared read-write, away from the
+# console, where kernel messages would interleave with it.
+cd "$KST_OUT" && { ./run_kselftest.sh; echo "guest: run_kselftest.sh exited \$?"; } 2>&1 |
+	tee "$VMDIR/out/tap.log"
 GUEST
 	chmod +x "$VMDIR/guest.sh"
 	# UML has no vng: its init mounts what vng would, runs guest.sh, and
@@ -125,6 +127,7 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t hostfs hostfs "$VMDIR/out" -o "$VMDIR/out"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp
 $VMDIR/guest.sh
 echo o > /proc/sysrq-trigger
@@ -144,11 +147,12 @@ guest_cmd() {
 	kvm_usable "$GDIR/arch/x86/boot/bzImage" && accel=""
 	echo vng --run "$GDIR/arch/x86/boot/bzImage" $accel --memory "$GUEST_MEM" \
 		--cpus "$GUEST_CPUS" --disk "$VMDIR/disk.img" --verbose \
-		--exec "$VMDIR/guest.sh"
+		--rwdir "$VMDIR/out" --exec "$VMDIR/guest.sh"
 }
 
 run_guest() {
 	local console=$LOGS/guest-console.log rc=0 cmd
+	rm -rf "$VMDIR/out" && mkdir -p "$VMDIR/out"
 	cmd=$(guest_cmd)
 	log "booting the $vm guest ($GUEST_MEM, timeout ${GUEST_TIMEOUT}s): $cmd"
 	# shellcheck disable=SC2086
@@ -158,7 +162,7 @@ run_guest() {
 		tail -n 50 "$console" >&2
 		return 1
 	fi
-	if ! grep -q '^guest: run_kselftest.sh exited' "$console"; then
+	if ! grep -q '^guest: run_kselftest.sh exited' "$VMDIR/out/tap.log" 2>/dev/null; then
 		echo "error: the guest stopped before the selftests ended (exit $rc); last 50 lines of its console:" >&2
 		tail -n 50 "$console" >&2
 		return 1
@@ -170,7 +174,7 @@ run_guest() {
 # Each program's own cases count; a program that failed without a failed
 # case of its own (crash, timeout) counts as one failure.
 count_tap() {
-	python3 - "$LOGS/guest-console.log" "${result:-/dev/null}" <<'PY'
+	python3 - "$VMDIR/out/tap.log" "${result:-/dev/null}" <<'PY'
 import re, sys
 lines = open(sys.argv[1], errors="replace").read().splitlines()
 passed = failed = skipped = 0

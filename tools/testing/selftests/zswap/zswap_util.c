@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the zswap selftests.
+ *
+ * The tests change global state (zswap module parameters, cgroup
+ * controllers, iocost settings), so every change goes through
+ * zs_knob_set*(), which remembers the old value, and every cgroup goes
+ * through zs_cg_create(); zs_cleanup() undoes both at exit, including
+ * when the kselftest runner stops a test with SIGTERM on timeout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "cgroup_util.h"
+#include "zswap_util.h"
+
+#define ZS_MAX_KNOBS		32
+#define ZS_MAX_CGROUPS		16
+#define ZS_BIG_BUF		32768
+
+struct zs_knob {
+	char path[PATH_MAX];
+	char old[ZS_VAL_LEN];
+};
+
+static struct zs_knob zs_knobs[ZS_MAX_KNOBS];
+static int zs_nr_knobs;
+static char zs_cgroups[ZS_MAX_CGROUPS][PATH_MAX];
+static int zs_nr_cgroups;
+static bool zs_debugfs_mounted;
+static bool zs_cleanup_registered;
+static sig_atomic_t zs_cleaning;
+/* Children inherit the atexit() handler; only the test process cleans up. */
+static pid_t zs_owner;
+
+/*
+ * Reads a whole (small) file; a trailing newline is dropped. Returns the
+ * length or -errno.
+ */
+ssize_t zs_read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n, total = 0;
+	int fd, err;
+
+	if (!len)
+		return -EINVAL;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+
+	/* seq_file based files may hand their content out in pieces */
+	while (total < (ssize_t)len - 1) {
+		n = read(fd, buf + total, len - 1 - total);
+		if (n < 0) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (!n)
+			break;
+		total += n;
+	}
+	close(fd);
+
+	buf[total] = '\0';
+	while (total > 0 && buf[total - 1] == '\n')
+		buf[--total] = '\0';
+	return total;
+}
+
+/* Writes @val in a single write(), as kernfs parses one write at a time. */
+int zs_write_file(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+
+	n = write(fd, val, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+/* Reads a number; "max" (cgroup limits) reads as LLONG_MAX. */
+int zs_read_ll(const char *path, long long *val)
+{
+	char buf[128], *end;
+	ssize_t n;
+
+	n = zs_read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	if (!strcmp(buf, "max")) {
+		*val = LLONG_MAX;
+		return 0;
+	}
+
+	errno = 0;
+	*val = strtoll(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	return 0;
+}
+
+/* Finds "@key <number>" at the start of a line (memory.stat, vmstat...). */
+int zs_read_key(const char *path, const char *key, long long *val)
+{
+	size_t klen = strlen(key);
+	char *buf, *line, *save;
+	ssize_t n;
+	int ret = -ENOENT;
+
+	buf = malloc(ZS_BIG_BUF);
+	if (!buf)
+		return -ENOMEM;
+
+	n = zs_read_file(path, buf, ZS_BIG_BUF);
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, key, klen) || line[klen] != ' ')
+			continue;
+		*val = strtoll(line + klen + 1, NULL, 10);
+		ret = 0;
+		break;
+	}
+
+	free(buf);
+	return ret;
+}
+
+static void zs_on_signal(int sig)
+{
+	/*
+	 * Not strictly async-signal-safe, but a test killed on timeout
+	 * must not leave zswap or iocost reconfigured for the next test.
+	 */
+	zs_cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void zs_register_cleanup(void)
+{
+	struct sigaction sa = { .sa_handler = zs_on_signal };
+
+	if (zs_cleanup_registered)
+		return;
+	zs_cleanup_registered = true;
+	zs_owner = getpid();
+	atexit(zs_cleanup);
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A child that died must not kill the test when we message it. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * Writes @val to @path; zs_cleanup() undoes it. For a plain knob the value
+ * read before the first change is written back. Files where a write is a
+ * delta ("+io" to cgroup.subtree_control) or whose read format cannot be
+ * written back give @restore instead, and each such change is undone on
+ * its own.
+ */
+int zs_knob_set_restore(const char *path, const char *val, const char *restore)
+{
+	struct zs_knob *knob;
+	bool recorded = false;
+	int i, ret;
+
+	zs_register_cleanup();
+
+	for (i = 0; !restore && i < zs_nr_knobs; i++)
+		if (!strcmp(zs_knobs[i].path, path))
+			break;
+
+	if (restore || i == zs_nr_knobs) {
+		if (zs_nr_knobs == ZS_MAX_KNOBS)
+			return -ENOSPC;
+		knob = &zs_knobs[zs_nr_knobs];
+		snprintf(knob->path, sizeof(knob->path), "%s", path);
+		if (restore) {
+			snprintf(knob->old, sizeof(knob->old), "%s", restore);
+		} else {
+			ret = zs_read_file(path, knob->old, sizeof(knob->old));
+			if (ret < 0)
+				return ret;
+		}
+		zs_nr_knobs++;
+		recorded = true;
+	}
+
+	ret = zs_write_file(path, val);
+	/* Nothing changed: nothing to restore. */
+	if (ret && recorded)
+		zs_nr_knobs--;
+	return ret;
+}
+
+int zs_knob_set(const char *path, const char *val)
+{
+	return zs_knob_set_restore(path, val, NULL);
+}
+
+int zs_param_set(const char *name, const char *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", ZSWAP_PARAM_DIR, name);
+	return zs_knob_set(path, val);
+}
+
+static int zs_rmdir_bounded(const char *cg, int timeout_ms)
+{
+	uint64_t end = zs_now_ms() + timeout_ms;
+
+	for (;;) {
+		if (!rmdir(cg) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		/* cgroup.kill where available, else SIGKILL each member */
+		cg_killall(cg);
+		if (zs_now_ms() >= end)
+			return -ETIMEDOUT;
+		zs_sleep_ms(20);
+	}
+}
+
+void zs_cleanup(void)
+{
+	int i, ret;
+
+	if (!zs_cleanup_registered || getpid() != zs_owner || zs_cleaning)
+		return;
+	zs_cleaning = 1;
+
+	/* Children were created after their parents: remove them first. */
+	for (i = zs_nr_cgroups - 1; i >= 0; i--) {
+		if (!zs_cgroups[i][0])
+			continue;
+		ret = zs_rmdir_bounded(zs_cgroups[i], 10000);
+		if (ret)
+			ksft_print_msg("cleanup: cannot remove %s: %s\n",
+				       zs_cgroups[i], strerror(-ret));
+		zs_cgroups[i][0] = '\0';
+	}
+	zs_nr_cgroups = 0;
+
+	for (i = zs_nr_knobs - 1; i >= 0; i--) {
+		ret = zs_write_file(zs_knobs[i].path, zs_knobs[i].old);
+		if (ret)
+			ksft_print_msg("cleanup: cannot restore %s to '%s': %s\n",
+				       zs_knobs[i].path, zs_knobs[i].old,
+				       strerror(-ret));
+	}
+	zs_nr_knobs = 0;
+
+	if (zs_debugfs_mounted && !umount(DEBUGFS_DIR))
+		zs_debugfs_mounted = false;
+
+	zs_cleaning = 0;
+}
+
+/* Creates @parent/@name, first removing a leftover of an aborted run. */
+char *zs_cg_create(const char *parent, const char *name)
+{
+	char *cg;
+
+	zs_register_cleanup();
+	if (zs_nr_cgroups == ZS_MAX_CGROUPS)
+		return NULL;
+
+	cg = cg_name(parent, name);
+	if (!cg)
+		return NULL;
+
+	zs_rmdir_bounded(cg, 5000);
+	if (cg_create(cg)) {
+		free(cg);
+		return NULL;
+	}
+
+	snprintf(zs_cgroups[zs_nr_cgroups], PATH_MAX, "%s", cg);
+	zs_nr_cgroups++;
+	return cg;
+}
+
+/* Kills what runs in @cg and removes it, giving up after @timeout_ms. */
+int zs_cg_destroy(const char *cg, int timeout_ms)
+{
+	int i, ret;
+
+	if (!cg)
+		return 0;
+
+	ret = zs_rmdir_bounded(cg, timeout_ms);
+	if (!ret) {
+		for (i = 0; i < zs_nr_cgroups; i++)
+			if (!strcmp(zs_cgroups[i], cg))
+				zs_cgroups[i][0] = '\0';
+	}
+	return ret;
+}
+
+/*
+ * Forks a child that moves itself into @cg and exits with @fn's return.
+ * _exit() keeps the child from running the test's atexit() and stdio
+ * flushing.
+ */
+pid_t zs_cg_spawn(const char *cg, int (*fn)(void *arg), void *arg)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid)
+		return pid;
+
+	if (cg_enter_current(cg))
+		_exit(126);
+	_exit(fn(arg));
+}
+
+int zs_cg_key(const char *cg, const char *file, const char *key, long long *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	return zs_read_key(path, key, val);
+}
+
+int zs_memstat(const char *cg, const char *field, long long *val)
+{
+	return zs_cg_key(cg, "memory.stat", field, val);
+}
+
+int zs_cg_ll(const char *cg, const char *file, long long *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	return zs_read_ll(path, val);
+}
+
+int zs_vmstat(const char *field, long long *val)
+{
+	return zs_read_key("/proc/vmstat", field, val);
+}
+
+int zs_debugfs(const char *name, long long *val)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", ZSWAP_DEBUGFS_DIR, name);
+	return zs_read_ll(path, val);
+}
+
+long long zs_memstat_or(const char *cg, const char *field, long long dflt)
+{
+	long long val;
+
+	return zs_memstat(cg, field, &val) ? dflt : val;
+}
+
+long long zs_debugfs_or(const char *name, long long dflt)
+{
+	long long val;
+
+	return zs_debugfs(name, &val) ? dflt : val;
+}
+
+uint64_t zs_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void zs_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (long)(ms % 1000) * 1000000,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int zs_wait_for(bool (*cond)(void *arg), void *arg, int timeout_ms,
+		int interval_ms)
+{
+	uint64_t end = zs_now_ms() + timeout_ms;
+	uint64_t now;
+
+	for (;;) {
+		if (cond(arg))
+			return 0;
+		now = zs_now_ms();
+		if (now >= end)
+			return -ETIMEDOUT;
+		zs_sleep_ms(end - now < (uint64_t)interval_ms ?
+			    end - now : (uint64_t)interval_ms);
+	}
+}
+
+struct zs_counter_wait {
+	const char *cg;
+	const char *name;
+	long long limit;
+	long long val;
+};
+
+static bool zs_memstat_above(void *arg)
+{
+	struct zs_counter_wait *w = arg;
+
+	if (zs_memstat(w->cg, w->name, &w->val))
+		w->val = -1;
+	return w->val > w->limit;
+}
+
+int zs_wait_for_memstat_above(const char *cg, const char *field,
+			      long long above, int timeout_ms, long long *val)
+{
+	struct zs_counter_wait w = { .cg = cg, .name = field, .limit = above };
+	int ret;
+
+	ret = zs_wait_for(zs_memstat_above, &w, timeout_ms, 100);
+	if (val)
+		*val = w.val;
+	return ret;
+}
+
+static bool zs_debugfs_at_most(void *arg)
+{
+	struct zs_counter_wait *w = arg;
+
+	if (zs_debugfs(w->name, &w->val))
+		return false;
+	return w->val <= w->limit;
+}
+
+int zs_wait_for_debugfs_at_most(const char *name, long long limit,
+				int timeout_ms, long long *val)
+{
+	struct zs_counter_wait w = { .name = name, .limit = limit, .val = -1 };
+	int ret;
+
+	ret = zs_wait_for(zs_debugfs_at_most, &w, timeout_ms, 100);
+	if (val)
+		*val = w.val;
+	return ret;
+}
+
+/*
+ * Waits for one byte on @fd. Returns the byte, -ETIMEDOUT, or -EPIPE when
+ * the writer went away (a child that died).
+ */
+int zs_wait_for_msg(int fd, int timeout_ms)
+{
+	uint64_t end = zs_now_ms() + timeout_ms;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	unsigned char c;
+	uint64_t now;
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		now = zs_now_ms();
+		if (now >= end)
+			return -ETIMEDOUT;
+		ret = poll(&pfd, 1, end - now);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return -errno;
+		if (!ret)
+			return -ETIMEDOUT;
+
+		n = read(fd, &c, 1);
+		if (n == 1)
+			return c;
+		if (!n)
+			return -EPIPE;
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+	}
+}
+
+int zs_send_msg(int fd, char msg)
+{
+	ssize_t n;
+
+	do {
+		n = write(fd, &msg, 1);
+	} while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -errno;
+}
+
+int zs_wait_for_exit(pid_t pid, int *status, int timeout_ms)
+{
+	uint64_t end = zs_now_ms() + timeout_ms;
+	pid_t ret;
+
+	for (;;) {
+		ret = waitpid(pid, status, WNOHANG);
+		if (ret == pid)
+			return 0;
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+		if (zs_now_ms() >= end)
+			return -ETIMEDOUT;
+		zs_sleep_ms(20);
+	}
+}
+
+/* Picks the swap area the kernel fills first: the highest priority one. */
+int zs_parse_swaps(struct zs_env *env)
+{
+	char *buf, *line, *save;
+	char path[PATH_MAX], type[16];
+	long long size, used;
+	bool first = true;
+	int prio;
+	ssize_t n;
+
+	env->nr_swaps = 0;
+	env->swap_prio_tie = false;
+	env->swap_size_kb = 0;
+	env->swap_used_kb = 0;
+
+	buf = malloc(ZS_BIG_BUF);
+	if (!buf)
+		return -ENOMEM;
+	n = zs_read_file("/proc/swaps", buf, ZS_BIG_BUF);
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+
+	/* The first line is the header. */
+	line = strtok_r(buf, "\n", &save);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		if (sscanf(line, "%4095s %15s %lld %lld %d",
+			   path, type, &size, &used, &prio) != 5)
+			continue;
+		env->nr_swaps++;
+		if (!first && prio == env->swap_prio)
+			env->swap_prio_tie = true;
+		if (first || prio > env->swap_prio) {
+			snprintf(env->swap_path, sizeof(env->swap_path), "%s",
+				 path);
+			snprintf(env->swap_type, sizeof(env->swap_type), "%s",
+				 type);
+			env->swap_prio = prio;
+			env->swap_prio_tie = false;
+			first = false;
+		}
+		env->swap_size_kb += size;
+		env->swap_used_kb += used;
+	}
+
+	free(buf);
+	return env->nr_swaps ? 0 : -ENOENT;
+}
+
+static bool zs_debugfs_is_mounted(void)
+{
+	char *buf, *line, *save;
+	char dev[64], mnt[PATH_MAX], type[64];
+	bool found = false;
+
+	buf = malloc(4 * ZS_BIG_BUF);
+	if (!buf)
+		return false;
+	if (zs_read_file("/proc/self/mounts", buf, 4 * ZS_BIG_BUF) < 0) {
+		free(buf);
+		return false;
+	}
+
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s %4095s %63s", dev, mnt, type) != 3)
+			continue;
+		if (!strcmp(mnt, DEBUGFS_DIR) && !strcmp(type, "debugfs")) {
+			found = true;
+			break;
+		}
+	}
+
+	free(buf);
+	return found;
+}
+
+void zs_setup(struct zs_env *env, long long min_free_swap_kb)
+{
+	struct sysinfo si;
+	char path[PATH_MAX + 64], val[8];
+	int ret;
+
+	memset(env, 0, sizeof(*env));
+	env->page_size = sysconf(_SC_PAGESIZE);
+	if (env->page_size <= 0)
+		env->page_size = 4096;
+	env->nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (env->nr_cpus <= 0)
+		env->nr_cpus = 1;
+	if (!sysinfo(&si))
+		env->totalram = (unsigned long long)si.totalram * si.mem_unit;
+
+	zs_register_cleanup();
+
+	if (geteuid())
+		ksft_exit_skip("must be run as root\n");
+
+	if (access(ZSWAP_MODULE_DIR, F_OK))
+		ksft_exit_skip("zswap is not available (CONFIG_ZSWAP)\n");
+
+	if (cg_find_unified_root(env->cgroot, sizeof(env->cgroot), NULL))
+		ksft_exit_skip("cgroup v2 is not mounted\n");
+	if (cg_read_strstr(env->cgroot, "cgroup.controllers", "memory"))
+		ksft_exit_skip("memory controller is not available\n");
+	if (cg_read_strstr(env->cgroot, "cgroup.subtree_control", "memory")) {
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control",
+			 env->cgroot);
+		if (zs_knob_set_restore(path, "+memory", "-memory"))
+			ksft_exit_skip("cannot enable the memory controller\n");
+	}
+
+	if (access(ZSWAP_DEBUGFS_DIR, F_OK) && !zs_debugfs_is_mounted()) {
+		if (!mount("debugfs", DEBUGFS_DIR, "debugfs", 0, NULL))
+			zs_debugfs_mounted = true;
+	}
+	if (access(ZSWAP_DEBUGFS_DIR, F_OK))
+		ksft_exit_skip("no zswap counters in %s (CONFIG_DEBUG_FS)\n",
+			       ZSWAP_DEBUGFS_DIR);
+
+	if (zs_parse_swaps(env))
+		ksft_exit_skip("no active swap area in /proc/swaps\n");
+	if (env->swap_size_kb - env->swap_used_kb < min_free_swap_kb)
+		ksft_exit_skip("need %lld KiB of free swap, have %lld KiB\n",
+			       min_free_swap_kb,
+			       env->swap_size_kb - env->swap_used_kb);
+
+	ret = zs_param_set("enabled", "Y");
+	if (ret)
+		ksft_exit_skip("cannot enable zswap: %s\n", strerror(-ret));
+	snprintf(path, sizeof(path), "%s/enabled", ZSWAP_PARAM_DIR);
+	if (zs_read_file(path, val, sizeof(val)) < 0 || val[0] != 'Y')
+		ksft_exit_skip("zswap did not stay enabled\n");
+}
+
+const char *zs_pattern_name(enum zs_pattern pat)
+{
+	switch (pat) {
+	case ZS_PAT_RANDOM:
+		return "random";
+	case ZS_PAT_COMPRESSIBLE:
+		return "compressible";
+	case ZS_PAT_SAME:
+		return "same-filled";
+	default:
+		return "?";
+	}
+}
+
+static uint64_t zs_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* xorshift64*: cheap enough for a TCG guest, random enough for lzo. */
+static uint64_t zs_xorshift64s(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+void zs_fill_page(void *page, size_t size, enum zs_pattern pat, uint64_t seed)
+{
+	uint64_t *w = page;
+	size_t i, n = size / sizeof(*w);
+	uint64_t s = seed;
+	/* never zero: xorshift would stay at 0, and zero pages skip zswap */
+	uint64_t x = zs_splitmix64(&s) | 1;
+
+	switch (pat) {
+	case ZS_PAT_RANDOM:
+		for (i = 0; i < n; i++)
+			w[i] = zs_xorshift64s(&x);
+		break;
+	case ZS_PAT_COMPRESSIBLE:
+		for (i = 0; i < n / 2; i++)
+			w[i] = zs_xorshift64s(&x);
+		memset(&w[n / 2], 0, size - n / 2 * sizeof(*w));
+		break;
+	case ZS_PAT_SAME:
+	default:
+		for (i = 0; i < n; i++)
+			w[i] = x;
+		break;
+	}
+}
+
+/* FNV-1a, fed 64-bit words (then any tail bytes) to stay fast under TCG. */
+uint64_t zs_csum(const void *buf, size_t len)
+{
+	const uint64_t prime = 0x100000001b3ULL;
+	const uint64_t *w = buf;
+	const unsigned char *b;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i, n = len / sizeof(*w);
+
+	for (i = 0; i < n; i++) {
+		h ^= w[i];
+		h *= prime;
+	}
+	b = (const unsigned char *)(w + n);
+	for (i = 0; i < len % sizeof(*w); i++) {
+		h ^= b[i];
+		h *= prime;
+	}
+	return h;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the zswap selftests: knob handling with restore at exit,
+ * counters, bounded waits, environment checks and page patterns.
+ */
+#ifndef __ZSWAP_UTIL_H
+#define __ZSWAP_UTIL_H
+
+#include <linux/limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ZSWAP_MODULE_DIR	"/sys/module/zswap"
+#define ZSWAP_PARAM_DIR		ZSWAP_MODULE_DIR "/parameters"
+#define DEBUGFS_DIR		"/sys/kernel/debug"
+#define ZSWAP_DEBUGFS_DIR	DEBUGFS_DIR "/zswap"
+
+#define ZS_MB(x)		((size_t)(x) << 20)
+
+/* Longest knob value we save for restoring (an io.cost.qos line fits). */
+#define ZS_VAL_LEN		256
+
+/* What the tests learn about the machine while checking the environment. */
+struct zs_env {
+	char cgroot[PATH_MAX];		/* cgroup v2 mount point */
+	char swap_path[PATH_MAX];	/* highest priority swap area */
+	char swap_type[16];		/* "partition" or "file" */
+	long long swap_size_kb;
+	long long swap_used_kb;
+	int swap_prio;
+	int nr_swaps;			/* active swap areas */
+	bool swap_prio_tie;		/* another area has the same priority */
+	long page_size;
+	long nr_cpus;
+	unsigned long long totalram;	/* bytes, as MemTotal */
+};
+
+/* Files */
+ssize_t zs_read_file(const char *path, char *buf, size_t len);
+int zs_write_file(const char *path, const char *val);
+int zs_read_ll(const char *path, long long *val);
+int zs_read_key(const char *path, const char *key, long long *val);
+
+/* Knobs changed by a test are put back at exit, in reverse order. */
+int zs_knob_set(const char *path, const char *val);
+int zs_knob_set_restore(const char *path, const char *val, const char *restore);
+int zs_param_set(const char *name, const char *val);
+void zs_cleanup(void);
+
+/* Cgroups made by a test are removed at exit too. */
+char *zs_cg_create(const char *parent, const char *name);
+int zs_cg_destroy(const char *cg, int timeout_ms);
+pid_t zs_cg_spawn(const char *cg, int (*fn)(void *arg), void *arg);
+
+/* Counters; each returns 0 or -errno and stores the value in *val. */
+int zs_vmstat(const char *field, long long *val);
+int zs_cg_key(const char *cg, const char *file, const char *key, long long *val);
+int zs_memstat(const char *cg, const char *field, long long *val);
+int zs_cg_ll(const char *cg, const char *file, long long *val);
+int zs_debugfs(const char *name, long long *val);
+long long zs_memstat_or(const char *cg, const char *field, long long dflt);
+long long zs_debugfs_or(const char *name, long long dflt);
+
+/* Bounded waits: 0 when the condition holds, -ETIMEDOUT otherwise. */
+uint64_t zs_now_ms(void);
+void zs_sleep_ms(unsigned int ms);
+int zs_wait_for(bool (*cond)(void *arg), void *arg, int timeout_ms,
+		int interval_ms);
+int zs_wait_for_memstat_above(const char *cg, const char *field,
+			      long long above, int timeout_ms, long long *val);
+int zs_wait_for_debugfs_at_most(const char *name, long long limit,
+				int timeout_ms, long long *val);
+int zs_wait_for_msg(int fd, int timeout_ms);
+int zs_send_msg(int fd, char msg);
+int zs_wait_for_exit(pid_t pid, int *status, int timeout_ms);
+
+/* Environment; zs_setup() calls ksft_exit_skip() when a need is not met. */
+void zs_setup(struct zs_env *env, long long min_free_swap_kb);
+int zs_parse_swaps(struct zs_env *env);
+
+/* Page contents */
+enum zs_pattern {
+	ZS_PAT_RANDOM,		/* incompressible */
+	ZS_PAT_COMPRESSIBLE,	/* random first half, zero second half: ~2:1 */
+	ZS_PAT_SAME,		/* one non-zero word repeated */
+	ZS_NR_PATTERNS,
+};
+
+const char *zs_pattern_name(enum zs_pattern pat);
+void zs_fill_page(void *page, size_t size, enum zs_pattern pat, uint64_t seed);
+uint64_t zs_csum(const void *buf, size_t len);
+
+#endif /* __ZSWAP_UTIL_H */
