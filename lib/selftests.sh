@@ -112,9 +112,12 @@ mkswap -q $SWAP_DEV >/dev/null && swapon $SWAP_DEV || { echo "guest: no swap on 
 export ZSWAP_SIBLING_DEV=$SIBLING_DEV
 echo "guest: kernel \$(uname -r), \$(nproc) CPUs, swap: \$(tail -n +2 /proc/swaps | tr -s ' ')"
 # The TAP goes to a host directory shared read-write, away from the
-# console, where kernel messages would interleave with it.
-cd "$KST_OUT" && { ./run_kselftest.sh; echo "guest: run_kselftest.sh exited \$?"; } 2>&1 |
-	tee "$VMDIR/out/tap.log"
+# console, where kernel messages would interleave with it (vng: --rwdir;
+# UML: hostfs), mounted at /tmp/zswap-out (under /tmp: vng's rw overlay).
+# Each program's own TAP goes to its per-test log there too (-p).
+mkdir -p /tmp/zswap-out/logs
+cd "$KST_OUT" && { ./run_kselftest.sh -p /tmp/zswap-out/logs; echo "guest: run_kselftest.sh exited \$?"; } 2>&1 |
+	tee /tmp/zswap-out/tap.log
 GUEST
 	chmod +x "$VMDIR/guest.sh"
 	# UML has no vng: its init mounts what vng would, runs guest.sh, and
@@ -127,7 +130,8 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mount -t hostfs hostfs "$VMDIR/out" -o "$VMDIR/out"
+mkdir -p /tmp/zswap-out
+mount -t hostfs hostfs /tmp/zswap-out -o "$VMDIR/out"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp
 $VMDIR/guest.sh
 echo o > /proc/sysrq-trigger
@@ -147,7 +151,7 @@ guest_cmd() {
 	kvm_usable "$GDIR/arch/x86/boot/bzImage" && accel=""
 	echo vng --run "$GDIR/arch/x86/boot/bzImage" $accel --memory "$GUEST_MEM" \
 		--cpus "$GUEST_CPUS" --disk "$VMDIR/disk.img" --verbose \
-		--rwdir "$VMDIR/out" --exec "$VMDIR/guest.sh"
+		--rwdir=/tmp/zswap-out="$VMDIR/out" --exec "$VMDIR/guest.sh"
 }
 
 run_guest() {
@@ -170,40 +174,45 @@ run_guest() {
 	return 0
 }
 
-# count_tap: print the TAP lines, count the test cases, fail on any failure.
-# Each program's own cases count; a program that failed without a failed
-# case of its own (crash, timeout) counts as one failure.
+# count_tap: print the TAP, count the test cases, fail on any failure.
+# The runner's lines (one per program) are in tap.log, each program's own
+# cases in logs/PROGRAM. A program that failed without a failed case of
+# its own (a crash, the runner's timeout) counts as one failure.
 count_tap() {
-	python3 - "$VMDIR/out/tap.log" "${result:-/dev/null}" <<'PY'
-import re, sys
-lines = open(sys.argv[1], errors="replace").read().splitlines()
+	python3 - "$VMDIR/out" "${result:-/dev/null}" <<'PY'
+import os, re, sys
+out, result = sys.argv[1], sys.argv[2]
 passed = failed = skipped = 0
-inner_failed = 0
-for ln in lines:
-    m = re.match(r'^# (not ok|ok) \d+ (.*)$', ln)
-    if m:
-        print(ln)
-        if re.search(r'#\s*SKIP', m.group(2), re.I):
+case = re.compile(r'^(?:# )?(not ok|ok) \d+ (.*)$')
+for ln in open(os.path.join(out, "tap.log"), errors="replace").read().splitlines():
+    print(ln)
+    m = re.match(r'^(not ok|ok) \d+ selftests: [^:]+: (\S+)', ln)
+    if not m:
+        continue
+    prog, own_failed = m.group(2), 0
+    try:
+        lines = open(os.path.join(out, "logs", prog), errors="replace").read().splitlines()
+    except OSError:
+        lines = []
+    for inner in lines:
+        print("    " + inner)
+        c = case.match(inner)
+        if not c:
+            continue
+        if re.search(r'#\s*SKIP', c.group(2), re.I):
             skipped += 1
-        elif m.group(1) == "ok":
+        elif c.group(1) == "ok":
             passed += 1
         else:
             failed += 1
-            inner_failed += 1
-        continue
-    m = re.match(r'^(not ok|ok) \d+ selftests: (.*)$', ln)
-    if m:
-        print(ln)
-        if m.group(1) == "not ok" and inner_failed == 0:
-            failed += 1
-        inner_failed = 0
-    elif ln.startswith("# ") or ln.startswith("guest:"):
-        print(ln)
+            own_failed += 1
+    if m.group(1) == "not ok" and own_failed == 0:
+        failed += 1
 if passed + failed + skipped == 0:
     print("error: the selftests printed no result", file=sys.stderr)
     sys.exit(1)
 print(f"selftests: {passed} passed, {failed} failed, {skipped} skipped", file=sys.stderr)
-open(sys.argv[2], "w").write(f"{passed} {failed}\n")
+open(result, "w").write(f"{passed} {failed}\n")
 sys.exit(1 if failed else 0)
 PY
 }
