@@ -11,7 +11,8 @@ set -euo pipefail
 BDIR=$BUILD/kunit-um
 [ -f "$BDIR/.config" ] || die "no $BDIR/.config: run the KUnit gate (make kunit) first"
 
-objs=$(git -C "$TREE" diff --name-only --diff-filter=AM "$BASE_TAG"..HEAD -- '*.c' |
+# Kernel objects only: the selftests under tools/ are userspace programs.
+objs=$(git -C "$TREE" diff --name-only --diff-filter=AM "$BASE_TAG"..HEAD -- '*.c' ':!tools/' |
 	sed 's/\.c$/.o/')
 [ -n "$objs" ] || { log "the series touches no .c file"; exit 0; }
 
