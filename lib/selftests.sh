@@ -25,6 +25,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$ROOT/lib/vm.sh"
+. "$ROOT/lib/guest.sh"
 
 tree=$TREE result="" vm=${VM:-qemu}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200}
@@ -47,11 +48,11 @@ case $GUEST_TIMEOUT in ''|*[!0-9]*) die "GUEST_TIMEOUT=$GUEST_TIMEOUT: a number 
 KST_SRC=$tree/tools/testing/selftests
 FRAGMENT=$KST_SRC/zswap/config
 if [ "$vm" = um ]; then
-	GARCH=um GDIR=$BUILD/guest-um GIMAGE=linux
+	GARCH=um GDIR=$BUILD/guest-um
 	GBASE=$tree/arch/um/configs/x86_64_defconfig
 	SWAP_DEV=/dev/ubda1 SIBLING_DEV=/dev/ubda2
 else
-	GARCH=x86_64 GDIR=$BUILD/guest-x86_64 GIMAGE=bzImage
+	GARCH=x86_64 GDIR=$BUILD/guest-x86_64
 	GBASE=$ROOT/lib/guest.config
 	SWAP_DEV=/dev/vda1 SIBLING_DEV=/dev/vda2
 fi
@@ -59,36 +60,6 @@ KST_OUT=$BUILD/kselftest
 VMDIR=$BUILD/vm
 
 [ -f "$FRAGMENT" ] || die "$FRAGMENT is missing: the series has no zswap selftests at this commit"
-
-# guest_config: (re)write the guest .config only when its inputs changed,
-# so that an unchanged kernel is not rebuilt.
-guest_config() {
-	local want=$GDIR/config.inputs missing=""
-	mkdir -p "$GDIR"
-	cat "$GBASE" "$FRAGMENT" >"$want.new"
-	if ! cmp -s "$want.new" "$want" || [ ! -f "$GDIR/.config" ]; then
-		cp "$want.new" "$GDIR/.config"
-		run_logged "$LOGS/guest-olddefconfig.log" "guest olddefconfig" \
-			make -C "$tree" ARCH="$GARCH" O="$GDIR" CC="ccache gcc" olddefconfig
-		mv "$want.new" "$want"
-	fi
-	rm -f "$want.new"
-	while IFS= read -r line; do
-		case $line in CONFIG_*=*) ;; *) continue ;; esac
-		# UML has no PCI: virtio is the QEMU guest's disk transport, ubd
-		# stands in for it there.
-		case $vm:$line in um:CONFIG_VIRTIO_*) continue ;; esac
-		grep -qxF "$line" "$GDIR/.config" || missing="$missing ${line%%=*}"
-	done <"$FRAGMENT"
-	[ -z "$missing" ] || die "options of the selftests' config did not survive olddefconfig:$missing"
-}
-
-guest_kernel() {
-	guest_config
-	log "building the guest kernel ($GARCH) in ${GDIR#"$ROOT"/} (about 7 min cold)"
-	run_logged "$LOGS/guest-build-$GARCH.log" "guest kernel build" \
-		make -C "$tree" ARCH="$GARCH" O="$GDIR" CC="ccache gcc" -j"$(jobs)" "$GIMAGE"
-}
 
 build_selftests() {
 	log "building the zswap selftests on the host"
@@ -226,7 +197,7 @@ if [ "$vm" = um ]; then
 else
 	"$ROOT/lib/deps.sh" build vm
 fi
-guest_kernel
+guest_kernel "$tree" "$GDIR" "$GARCH" "$GBASE" "$FRAGMENT"
 build_selftests
 make_disk
 write_guest_script
