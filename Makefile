@@ -6,17 +6,20 @@
 #   make ARCH=x86_64     the KUnit suites under QEMU (TCG unless KVM works)
 #   make selftests       tools/testing/selftests/zswap in a QEMU guest (vng);
 #                        VM=um for the quicker, less faithful UML guest
+#   make bench           arms A/B/C x scenarios mild/heavy in QEMU guests
+#                        (PROFILE=standard, the default, or quick);
+#                        make bench-summary RESULTS=DIR redoes its tables
 
 ARCH ?= um
 SHELL := /bin/bash
 LIB := $(CURDIR)/lib
 
-.PHONY: all deps tree kunit selftests export check-export checkpatch bisect check clean help
+.PHONY: all deps tree kunit selftests bench bench-summary export check-export checkpatch bisect check clean help
 
 all: kunit
 
 help:
-	@sed -n '3,9p' Makefile
+	@sed -n '3,12p' Makefile
 
 deps:
 	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
@@ -29,6 +32,14 @@ kunit: tree
 
 selftests: tree
 	@$(LIB)/selftests.sh --vm $(or $(VM),qemu)
+
+# The benchmark builds a snapshot of branch `series`; it makes the work
+# tree only when there is none, so a tree being worked on is left alone.
+bench: $(if $(wildcard build/linux/.git),,tree)
+	@$(LIB)/bench.sh --profile $(or $(PROFILE),standard)
+
+bench-summary:
+	@$(LIB)/bench.sh --summary '$(RESULTS)'
 
 export:
 	@$(LIB)/export.sh export

@@ -2,21 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run the series' selftests (tools/testing/selftests/zswap) in a VM booted
 # on the patched kernel: lib/selftests.sh [--vm qemu|um] [--tree DIR]
-#                                          [--result FILE]
-# (VM=qemu|um in the environment does the same as --vm.)
+#                        [--kernel series|stock] [--targets "zswap cgroup"]
+#                        [--tests "COLLECTION[:TEST] ..."] [--result FILE]
+# (VM=, KERNEL=, TARGETS= and TESTS= in the environment do the same.)
 #
 # - Guest kernel: lib/guest.config + the selftests' config fragment, then
 #   olddefconfig; every option of the fragment must survive (named if not).
-#   Built with ccache in build/guest-x86_64.
-# - The selftests are built and installed on the host (build/kselftest);
-#   the guest sees the host root read-only over 9p and runs the installed
-#   run_kselftest.sh.
+#   Built with ccache in a build directory of its own per source tree
+#   (kbuild's O= belongs to one tree): build/guest-x86_64 for build/linux,
+#   build/guest-x86_64-NAME for another tree build/NAME, and
+#   build/guest-x86_64-stock for the unpatched kernel.
+# - --kernel stock boots pristine 7.3.4 (lib/guest.sh stock_tree) with the
+#   selftests of --tree: the cases that pin the series' behaviour must fail.
+# - The selftests (--targets, default "zswap") are built and installed on
+#   the host (build/kselftest[-NAME]); the guest sees the host root
+#   read-only over 9p, copies the installed tests to an ext4 scratch
+#   partition (upstream's page-cache memcg tests need a real filesystem in
+#   their working directory, not 9p or tmpfs) and runs run_kselftest.sh
+#   there. --tests narrows the run (run_kselftest.sh collections or
+#   collection:test); by default every zswap test runs, and of upstream's
+#   cgroup collection test_zswap and test_memcontrol.
 # - VM: virtme-ng (vng) on QEMU x86_64, TCG unless KVM boots our kernel
 #   (lib/vm.sh). One virtio disk: /dev/vda1 is the swap device, /dev/vda2
-#   a raw partition on the same disk for the IO-contention sibling.
+#   a raw partition on the same disk for the IO-contention sibling,
+#   /dev/vda3 the ext4 scratch (ZSWAP_SCRATCH, also where the swapfile
+#   case puts its swap file).
 # - VM=um: a User Mode Linux guest instead (arch/um defconfig + the
 #   fragment), the host root over hostfs (read-only), the same disk image
-#   as a ubd device (/dev/ubda1, /dev/ubda2). Boots in seconds but is less
+#   as a ubd device (/dev/ubda1..3). Boots in seconds but is less
 #   faithful (no virtio, no real block queue): a fast path, not the
 #   reference.
 # - A guest that does not finish within GUEST_TIMEOUT seconds is killed
@@ -27,7 +40,8 @@ set -euo pipefail
 . "$ROOT/lib/vm.sh"
 . "$ROOT/lib/guest.sh"
 
-tree=$TREE result="" vm=${VM:-qemu}
+tree=$TREE result="" vm=${VM:-qemu} kernel=${KERNEL:-series}
+targets=${TARGETS:-zswap} tests=${TESTS:-}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200}
 GUEST_MEM=${GUEST_MEM:-1G}
 GUEST_CPUS=${GUEST_CPUS:-2}
@@ -35,6 +49,9 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=$2; shift 2 ;;
 	--vm) vm=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--targets) targets=$2; shift 2 ;;
+	--tests) tests=$2; shift 2 ;;
 	--result) result=$2; shift 2 ;;
 	*) die "lib/selftests.sh: unknown option '$1'" ;;
 	esac
@@ -43,38 +60,81 @@ case $vm in
 qemu|um) ;;
 *) die "VM=$vm is not supported: use qemu (default) or um" ;;
 esac
+case $kernel in
+series|stock) ;;
+*) die "KERNEL=$kernel is not understood: use series (default) or stock" ;;
+esac
 case $GUEST_TIMEOUT in ''|*[!0-9]*) die "GUEST_TIMEOUT=$GUEST_TIMEOUT: a number of seconds, please" ;; esac
+case " $targets " in *" zswap "*) ;; *) die "TARGETS=\"$targets\" must include zswap" ;; esac
+[ -d "$tree/.git" ] || [ -f "$tree/.git" ] || die "--tree $tree is not a kernel work tree"
+tree=$(cd "$tree" && pwd)
+
+# Build and VM directories follow the source tree (kbuild's O= is tied to
+# one tree): nothing for build/linux, "-NAME" for another tree, and the
+# unpatched kernel gets "-stock" of its own.
+tsuffix=""
+[ "$(cd "$tree" && pwd -P)" = "$(cd "$TREE" 2>/dev/null && pwd -P)" ] || tsuffix=-${tree##*/}
+if [ "$kernel" = stock ]; then
+	ktree=$(stock_tree)
+	ksuffix=-stock
+else
+	ktree=$tree
+	ksuffix=$tsuffix
+fi
 
 KST_SRC=$tree/tools/testing/selftests
 FRAGMENT=$KST_SRC/zswap/config
 if [ "$vm" = um ]; then
-	GARCH=um GDIR=$BUILD/guest-um
-	GBASE=$tree/arch/um/configs/x86_64_defconfig
-	SWAP_DEV=/dev/ubda1 SIBLING_DEV=/dev/ubda2
+	GARCH=um GDIR=$BUILD/guest-um$ksuffix
+	GBASE=$ktree/arch/um/configs/x86_64_defconfig
+	SWAP_DEV=/dev/ubda1 SIBLING_DEV=/dev/ubda2 SCRATCH_DEV=/dev/ubda3
 else
-	GARCH=x86_64 GDIR=$BUILD/guest-x86_64
+	GARCH=x86_64 GDIR=$BUILD/guest-x86_64$ksuffix
 	GBASE=$ROOT/lib/guest.config
-	SWAP_DEV=/dev/vda1 SIBLING_DEV=/dev/vda2
+	SWAP_DEV=/dev/vda1 SIBLING_DEV=/dev/vda2 SCRATCH_DEV=/dev/vda3
 fi
-KST_OUT=$BUILD/kselftest
-VMDIR=$BUILD/vm
+KST_OUT=$BUILD/kselftest$tsuffix
+KST_BUILD=$BUILD/kselftest-build$tsuffix
+VMDIR=$BUILD/vm$tsuffix
+if [ "$kernel" = stock ]; then VMDIR=$VMDIR-stock; fi
+CONSOLE=$LOGS/guest-console${VMDIR#"$BUILD"/vm}.log
+
+# The run_kselftest.sh selection: every zswap test; of the cgroup
+# collection only the memcg/zswap programs (the rest time CPU and freezer
+# behaviour, which a TCG guest cannot hold to their bounds).
+if [ -z "$tests" ]; then
+	for t in $targets; do
+		case $t in
+		cgroup) tests="$tests cgroup:test_zswap cgroup:test_memcontrol" ;;
+		*) tests="$tests $t" ;;
+		esac
+	done
+fi
+select_args=""
+for t in $tests; do
+	case $t in
+	*:*) select_args="$select_args -t $t" ;;
+	*) select_args="$select_args -c $t" ;;
+	esac
+done
 
 [ -f "$FRAGMENT" ] || die "$FRAGMENT is missing: the series has no zswap selftests at this commit"
 
 build_selftests() {
-	log "building the zswap selftests on the host"
+	log "building the selftests ($targets) of ${tree#"$ROOT"/} on the host"
 	rm -rf "$KST_OUT"
-	run_logged "$LOGS/kselftest-build.log" "selftests build" \
-		make -C "$KST_SRC" TARGETS=zswap O="$BUILD/kselftest-build" \
+	run_logged "$LOGS/kselftest-build$tsuffix.log" "selftests build" \
+		make -C "$KST_SRC" TARGETS="$targets" O="$KST_BUILD" \
 		INSTALL_PATH="$KST_OUT" install
 }
 
-# make_disk: one disk, two partitions: swap and the sibling's raw target.
+# make_disk: one disk, three partitions: swap, the sibling's raw target
+# and the ext4 scratch (made in the guest).
 make_disk() {
 	mkdir -p "$VMDIR"
 	rm -f "$VMDIR/disk.img"
-	truncate -s 1536M "$VMDIR/disk.img"
-	printf 'label: dos\n,768M,S\n,,L\n' | sfdisk -q "$VMDIR/disk.img" >/dev/null
+	truncate -s 2G "$VMDIR/disk.img"
+	printf 'label: dos\n,768M,S\n,512M,L\n,,L\n' | sfdisk -q "$VMDIR/disk.img" >/dev/null
 }
 
 write_guest_script() {
@@ -84,13 +144,24 @@ write_guest_script() {
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 mkswap -q $SWAP_DEV >/dev/null && swapon $SWAP_DEV || { echo "guest: no swap on $SWAP_DEV"; exit 2; }
 export ZSWAP_SIBLING_DEV=$SIBLING_DEV
+# The ext4 scratch: upstream's memcg page-cache tests make O_TMPFILE files
+# in their working directory, and the swapfile case needs a filesystem
+# that can hold a swap file. The tests run from a copy there.
+mkdir -p /tmp/scratch
+mkfs.ext4 -q -F $SCRATCH_DEV && mount -t ext4 $SCRATCH_DEV /tmp/scratch ||
+	{ echo "guest: no ext4 scratch on $SCRATCH_DEV"; exit 2; }
+mkdir -p /tmp/scratch/tmp && cp -a "$KST_OUT" /tmp/scratch/kselftest ||
+	{ echo "guest: cannot copy the selftests to the scratch"; exit 2; }
+export ZSWAP_SCRATCH=/tmp/scratch/tmp
+# test_memcontrol's socket case needs the loopback interface.
+ip link set lo up 2>/dev/null
 echo "guest: kernel \$(uname -r), \$(nproc) CPUs, swap: \$(tail -n +2 /proc/swaps | tr -s ' ')"
 # The TAP goes to a host directory shared read-write, away from the
 # console, where kernel messages would interleave with it (vng: --rwdir;
 # UML: hostfs), mounted at /tmp/zswap-out (under /tmp: vng's rw overlay).
 # Each program's own TAP goes to its per-test log there too (-p).
 mkdir -p /tmp/zswap-out/logs
-cd "$KST_OUT" && { ./run_kselftest.sh -p /tmp/zswap-out/logs; echo "guest: run_kselftest.sh exited \$?"; } 2>&1 |
+cd /tmp/scratch/kselftest && { ./run_kselftest.sh -p /tmp/zswap-out/logs$select_args; echo "guest: run_kselftest.sh exited \$?"; } 2>&1 |
 	tee /tmp/zswap-out/tap.log
 GUEST
 	chmod +x "$VMDIR/guest.sh"
@@ -129,7 +200,7 @@ guest_cmd() {
 }
 
 run_guest() {
-	local console=$LOGS/guest-console.log rc=0 cmd
+	local console=$CONSOLE rc=0 cmd
 	rm -rf "$VMDIR/out" && mkdir -p "$VMDIR/out"
 	cmd=$(guest_cmd)
 	log "booting the $vm guest ($GUEST_MEM, timeout ${GUEST_TIMEOUT}s): $cmd"
@@ -197,7 +268,8 @@ if [ "$vm" = um ]; then
 else
 	"$ROOT/lib/deps.sh" build vm
 fi
-guest_kernel "$tree" "$GDIR" "$GARCH" "$GBASE" "$FRAGMENT"
+log "guest: $kernel kernel of ${ktree#"$ROOT"/} in ${GDIR#"$ROOT"/}, selftests of ${tree#"$ROOT"/}, VM files in ${VMDIR#"$ROOT"/}"
+guest_kernel "$ktree" "$GDIR" "$GARCH" "$GBASE" "$FRAGMENT"
 build_selftests
 make_disk
 write_guest_script
