@@ -7,6 +7,8 @@
 #   vm      - the selftest VM: QEMU, udev and virtme-ng (vng); virtme-ng
 #             1.35 comes from Debian trixie through a private sources list
 #             (Architecture: all, its dependencies from this system's suite)
+#   bench   - the benchmark: fio (the IO sibling, run in the guest from the
+#             host root), gnuplot for the figures, gcc for bench/
 # Only missing packages are installed; apt-get update runs first, once.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -18,6 +20,7 @@ pkgs_check="sparse python3-ply python3-git"	# checkpatch runs spdxcheck.py
 # vng's command channel needs udev on the host ("cannot find script I/O ports")
 pkgs_vm="qemu-system-x86 qemu-system-data udev fdisk file kmod python3-argcomplete
 	python3-pkg-resources python3-requests"
+pkgs_bench="fio gnuplot-nox build-essential python3"
 VNG_SUITE=trixie
 VNG_VERSION=1.35
 
@@ -61,7 +64,7 @@ install_virtme_ng() {
 	command -v vng >/dev/null 2>&1 || die "virtme-ng installed but vng is not on PATH"
 }
 
-[ $# -gt 0 ] || die "usage: lib/deps.sh build|qemu|check|vm..."
+[ $# -gt 0 ] || die "usage: lib/deps.sh build|qemu|check|vm|bench..."
 want="" vm=0
 for group in "$@"; do
 	case $group in
@@ -69,7 +72,8 @@ for group in "$@"; do
 	qemu)  want="$want $pkgs_qemu" ;;
 	check) want="$want $pkgs_check" ;;
 	vm)    want="$want $pkgs_vm"; vm=1 ;;
-	*) die "lib/deps.sh: unknown package group '$group' (build, qemu, check, vm)" ;;
+	bench) want="$want $pkgs_bench" ;;
+	*) die "lib/deps.sh: unknown package group '$group' (build, qemu, check, vm, bench)" ;;
 	esac
 done
 # shellcheck disable=SC2086

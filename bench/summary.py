@@ -1,0 +1,508 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Parse and summarize benchmark runs (lib/bench.sh).
+
+  summary.py parse RUNDIR      raw guest files -> RUNDIR/run.json
+  summary.py line RUNDIR       one progress line from run.json
+  summary.py summary RESULTS   every RESULTS/*/run.json -> summary.md,
+                               figures/*.png (gnuplot), figures/*.dat
+
+Everything is recomputed from the raw files: no rerun is needed.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ARMS = ["A", "B", "C"]
+ARM_NAMES = {"A": "stock, shrinker off", "B": "stock, shrinker on",
+             "C": "series, shrinker on"}
+OOM_ALLOWED = {"A"}             # the shrinker-off arm may be OOM-killed
+WRITEBACK_EXPECTED = {"B", "C"}  # arms whose shrinker must write back
+ZSWAP_COUNTERS = ["written_back_pages", "pool_limit_hit", "reject_reclaim_fail",
+                  "reject_alloc_fail", "reject_kmemcache_fail",
+                  "reject_compress_fail", "reject_compress_poor",
+                  "decompress_fail"]
+VMSTAT = ["zswpout", "zswpin", "zswpwb", "pswpout", "pswpin", "nrswpout",
+          "oom_kill"]
+KERNEL_TROUBLE = re.compile(r"WARNING:|BUG:|Oops|general protection fault|"
+                            r"Kernel panic|blocked for more than")
+
+
+def read(path, default=""):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def keyvals(text):
+    """'key value' lines -> dict of ints (non-numbers skipped)."""
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            try:
+                out[parts[0]] = int(parts[1])
+            except ValueError:
+                pass
+    return out
+
+
+def psi_totals(text):
+    """memory.pressure -> {'some': us, 'full': us}."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"(some|full) .*total=(\d+)", line)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def io_stat(text):
+    """io.stat -> sums over devices of every key=value field."""
+    out = {}
+    for line in text.splitlines():
+        for field in line.split()[1:]:
+            k, _, v = field.partition("=")
+            try:
+                out[k] = out.get(k, 0) + (float(v) if "." in v else int(v))
+            except ValueError:
+                pass
+    return out
+
+
+def disk_stat(text):
+    """/sys/block/X/stat: writes completed (ios) and sectors written."""
+    f = [int(x) for x in text.split()]
+    if len(f) < 7:
+        return {}
+    return {"reads": f[0], "read_sectors": f[2], "writes": f[4],
+            "write_sectors": f[6]}
+
+
+def delta(before, after, keys=None):
+    keys = keys if keys is not None else after.keys()
+    return {k: after.get(k, 0) - before.get(k, 0) for k in keys
+            if k in after or k in before}
+
+
+def swap_writers(text):
+    """hist trigger output -> {comm: (bios, sectors)}."""
+    out = {}
+    for m in re.finditer(r"\{ comm:\s*(\S.*?)\s*\}\s*hitcount:\s*(\d+)\s*nr_sector:\s*(\d+)",
+                         text):
+        out[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    return out
+
+
+def writer_class(comm):
+    if comm.startswith("kworker"):
+        return "kworker"
+    if comm.startswith("kswapd"):
+        return "kswapd"
+    if comm.startswith("cachebench"):
+        return "workload"
+    return "other"
+
+
+def samples(path):
+    rows = []
+    lines = read(path).splitlines()
+    if not lines:
+        return rows
+    head = lines[0].split(",")
+    for line in lines[1:]:
+        vals = line.split(",")
+        if len(vals) != len(head):
+            continue
+        try:
+            rows.append({k: float(v) for k, v in zip(head, vals)})
+        except ValueError:
+            continue
+    return rows
+
+
+def params(rundir):
+    out = {}
+    for line in read(os.path.join(rundir, "params.env")).splitlines():
+        k, _, v = line.partition("=")
+        out[k] = v.strip('"')
+    return out
+
+
+def parse(rundir):
+    p = params(rundir)
+    arm, scen = p.get("BENCH_ARM", "?"), p.get("BENCH_SCENARIO", "?")
+    b = lambda f: read(os.path.join(rundir, "before", f))
+    a = lambda f: read(os.path.join(rundir, "after", f))
+    r = {"round": int(p.get("BENCH_ROUND", 0)), "scenario": scen, "arm": arm,
+         "params": p, "invalid": []}
+    r["vm_rc"] = int(read(os.path.join(rundir, "vm.rc"), "-1").strip() or -1)
+    r["wall_s"] = int(read(os.path.join(rundir, "wall_s"), "0").strip() or 0)
+    r["guest_done"] = os.path.exists(os.path.join(rundir, "guest-done"))
+    r["guest_error"] = read(os.path.join(rundir, "guest-error")).strip()
+
+    wl = read(os.path.join(rundir, "workload.json")).strip()
+    try:
+        r["workload"] = json.loads(wl.splitlines()[-1]) if wl else {}
+    except (json.JSONDecodeError, IndexError):
+        r["workload"] = {}
+    rc = read(os.path.join(rundir, "workload.rc")).strip()
+    r["workload_rc"] = int(rc) if rc else None
+
+    have = os.path.isdir(os.path.join(rundir, "after"))
+    if have:
+        r["vmstat"] = delta(keyvals(b("vmstat")), keyvals(a("vmstat")), VMSTAT)
+        r["oom_kill"] = delta(keyvals(b("memory.events")),
+                              keyvals(a("memory.events")), ["oom_kill"]).get("oom_kill", 0)
+        r["psi_us"] = delta(psi_totals(b("memory.pressure")), psi_totals(a("memory.pressure")))
+        r["io"] = delta(io_stat(b("io.stat")), io_stat(a("io.stat")),
+                        ["rbytes", "wbytes", "rios", "wios", "cost.wait",
+                         "cost.indebt", "cost.indelay"])
+        r["sibling_io"] = delta(io_stat(b("sibling-io.stat")), io_stat(a("sibling-io.stat")),
+                                ["wbytes", "wios", "cost.wait"])
+        r["swap_part"] = delta(disk_stat(b("swap-part.stat")), disk_stat(a("swap-part.stat")))
+        r["disk"] = delta(disk_stat(b("disk.stat")), disk_stat(a("disk.stat")))
+        r["zswap"] = delta(keyvals(b("zswap-debugfs")), keyvals(a("zswap-debugfs")),
+                           ZSWAP_COUNTERS)
+        ws = swap_writers(read(os.path.join(rundir, "swap-writers.hist")))
+        cls = {}
+        for comm, (bios, _) in ws.items():
+            c = writer_class(comm)
+            cls[c] = cls.get(c, 0) + bios
+        r["swap_writers"] = cls
+        r["swap_writers_raw"] = {k: v[0] for k, v in ws.items()}
+        s = samples(os.path.join(rundir, "samples.csv"))
+        r["pool_max_bytes"] = max((x["pool_bytes"] for x in s), default=0)
+        r["interval_s"] = s[-1]["t_ms"] / 1000 if s else None
+        nr = r["vmstat"].get("nrswpout", 0)
+        r["pages_per_write"] = r["vmstat"].get("pswpout", 0) / nr if nr else None
+
+    # validity
+    console = read(os.path.join(rundir, "console.log")) + read(os.path.join(rundir, "dmesg.txt"))
+    if r["vm_rc"] == 124:
+        r["invalid"].append("VM timeout")
+    elif not r["guest_done"]:
+        r["invalid"].append("guest stopped early (%s)" % (r["guest_error"] or "exit %d" % r["vm_rc"]))
+    m = KERNEL_TROUBLE.search(console)
+    if m:
+        line = console[console.rfind("\n", 0, m.start()) + 1:].split("\n", 1)[0]
+        r["invalid"].append("kernel: " + line.strip()[:120])
+    if have:
+        r["oom"] = r["oom_kill"] > 0
+        if r["oom"] and arm not in OOM_ALLOWED:
+            r["invalid"].append("OOM kill in arm %s" % arm)
+        if not r["oom"] and r["workload_rc"] == 137:
+            r["invalid"].append("workload killed by its timeout")
+        elif not r["oom"] and r["workload_rc"] not in (0, 2):
+            r["invalid"].append("workload exit %s" % r["workload_rc"])
+        if arm in WRITEBACK_EXPECTED and r["zswap"].get("written_back_pages", 0) == 0:
+            r["invalid"].append("no zswap writeback")
+        if r["workload"].get("corrupt"):
+            r["invalid"].append("data corruption (%d values)" % r["workload"]["corrupt"])
+    r["valid"] = not r["invalid"]
+    with open(os.path.join(rundir, "run.json"), "w") as f:
+        json.dump(r, f, indent=1, sort_keys=True)
+    return r
+
+
+def outcome(r):
+    w = r.get("workload", {})
+    if r.get("oom"):
+        return "OOM-killed"
+    if w and not w.get("populate_done", True):
+        return "populate timed out"
+    return "ok" if w else "no result"
+
+
+def progress_line(rundir):
+    r = json.load(open(os.path.join(rundir, "run.json")))
+    w = r.get("workload", {})
+    parts = ["VALID" if r["valid"] else "INVALID (%s)" % "; ".join(r["invalid"]),
+             outcome(r)]
+    if w:
+        parts.append("populate %.1fs (%.0f values/s)" % (w.get("populate_s", 0),
+                                                      w.get("populate_rate", 0)))
+        if w.get("ops"):
+            parts.append("%.0f ops/s p99.9 %.1fms miss %.1f%%" % (
+                w["ops_per_s"], w["p999_us"] / 1000, w["miss_pct"]))
+    if "io" in r:
+        parts.append("indebt %.1fs wait %.1fs psi-full %.1fs wb %d pg/wr %s" % (
+            r["io"].get("cost.indebt", 0) / 1e6, r["io"].get("cost.wait", 0) / 1e6,
+            r["psi_us"].get("full", 0) / 1e6, r["zswap"].get("written_back_pages", 0),
+            "%.2f" % r["pages_per_write"] if r.get("pages_per_write") else "-"))
+    return ", ".join(parts)
+
+
+# ---- summary -------------------------------------------------------------
+
+def metric_rows():
+    """(label, getter, format) for the per-scenario table."""
+    w = lambda k: lambda r: r.get("workload", {}).get(k)
+    io = lambda k, s=1e6: lambda r: r.get("io", {}).get(k, 0) / s if "io" in r else None
+    vm = lambda k: lambda r: r.get("vmstat", {}).get(k) if "vmstat" in r else None
+    zs = lambda k: lambda r: r.get("zswap", {}).get(k) if "zswap" in r else None
+    sw = lambda c: lambda r: r.get("swap_writers", {}).get(c, 0) if "swap_writers" in r else None
+    us_ms = lambda k: lambda r: r["workload"][k] / 1000 if r.get("workload", {}).get(k) is not None else None
+    rejects = lambda r: sum(v for k, v in r.get("zswap", {}).items()
+                            if k.startswith("reject_")) if "zswap" in r else None
+    return [
+        ("populate (s)", w("populate_s"), "%.1f"),
+        ("populate rate (values/s)", w("populate_rate"), "%.0f"),
+        ("populated (% of the set)", lambda r: 100.0 * r["workload"]["populated"] * 4096
+         / (r["workload"]["size_mb"] << 20) if r.get("workload") else None, "%.0f"),
+        ("ops/s", w("ops_per_s"), "%.0f"),
+        ("p50 (ms)", us_ms("p50_us"), "%.2f"),
+        ("p99 (ms)", us_ms("p99_us"), "%.1f"),
+        ("p99.9 (ms)", us_ms("p999_us"), "%.1f"),
+        ("deadline misses (%)", w("miss_pct"), "%.2f"),
+        ("memory PSI some (s)", lambda r: r["psi_us"].get("some", 0) / 1e6 if "psi_us" in r else None, "%.1f"),
+        ("memory PSI full (s)", lambda r: r["psi_us"].get("full", 0) / 1e6 if "psi_us" in r else None, "%.1f"),
+        ("cost.wait (s)", io("cost.wait"), "%.2f"),
+        ("cost.indebt (s)", io("cost.indebt"), "%.2f"),
+        ("cost.indelay (s)", io("cost.indelay"), "%.2f"),
+        ("workload wios", io("wios", 1), "%.0f"),
+        ("workload wbytes (MiB)", io("wbytes", 1 << 20), "%.1f"),
+        ("zswpout", vm("zswpout"), "%.0f"),
+        ("zswpin", vm("zswpin"), "%.0f"),
+        ("zswpwb", vm("zswpwb"), "%.0f"),
+        ("pswpout", vm("pswpout"), "%.0f"),
+        ("nrswpout", vm("nrswpout"), "%.0f"),
+        ("pages per write request", lambda r: r.get("pages_per_write"), "%.2f"),
+        ("swap partition writes", lambda r: r.get("swap_part", {}).get("writes"), "%.0f"),
+        ("swap partition sectors written", lambda r: r.get("swap_part", {}).get("write_sectors"), "%.0f"),
+        ("zswap pool max (MiB)", lambda r: r["pool_max_bytes"] / (1 << 20) if "pool_max_bytes" in r else None, "%.1f"),
+        ("written_back_pages", zs("written_back_pages"), "%.0f"),
+        ("pool_limit_hit", zs("pool_limit_hit"), "%.0f"),
+        ("reject_* (sum)", rejects, "%.0f"),
+        ("swap write bios by kworkers", sw("kworker"), "%.0f"),
+        ("swap write bios by kswapd", sw("kswapd"), "%.0f"),
+        ("swap write bios by the workload", sw("workload"), "%.0f"),
+        ("swap write bios by others", sw("other"), "%.0f"),
+        ("sibling write IOPS", lambda r: r["sibling_io"].get("wios", 0) / r["interval_s"]
+         if r.get("interval_s") else None, "%.0f"),
+    ]
+
+
+def cell(vals, fmt):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return "-"
+    med = statistics.median(vals)
+    if len(vals) == 1:
+        return fmt % med
+    return "%s [%s-%s]" % (fmt % med, fmt % min(vals), fmt % max(vals))
+
+
+def load_runs(res):
+    runs = []
+    for path in sorted(glob.glob(os.path.join(res, "*", "params.env"))):
+        rundir = os.path.dirname(path)
+        runs.append(parse(rundir))     # always from the raw files
+    return runs
+
+
+def scenario_table(runs, scen, arms):
+    out = []
+    sr = [r for r in runs if r["scenario"] == scen]
+    out.append("### Scenario %s\n" % scen)
+    out.append("| metric | " + " | ".join("%s (%s)" % (a, ARM_NAMES[a]) for a in arms) + " |")
+    out.append("|---" * (len(arms) + 1) + "|")
+    counts = []
+    for a in arms:
+        ar = [r for r in sr if r["arm"] == a]
+        counts.append("%d/%d" % (sum(r["valid"] for r in ar), len(ar)))
+    out.append("| valid runs | " + " | ".join(counts) + " |")
+    ooms = []
+    for a in arms:
+        ar = [r for r in sr if r["arm"] == a]
+        ooms.append("%d/%d" % (sum(bool(r.get("oom")) for r in ar), len(ar)))
+    out.append("| OOM-killed (all runs) | " + " | ".join(ooms) + " |")
+    timed = []
+    for a in arms:
+        ar = [r for r in sr if r["arm"] == a and r["valid"]]
+        timed.append("%d" % sum(outcome(r) == "populate timed out" for r in ar))
+    out.append("| populate timed out (valid runs; their run phase covers the values written) | "
+               + " | ".join(timed) + " |")
+    for label, get, fmt in metric_rows():
+        row = []
+        for a in arms:
+            vals = []
+            for r in sr:
+                if r["arm"] != a or not r["valid"]:
+                    continue
+                try:
+                    vals.append(get(r))
+                except (KeyError, TypeError, ZeroDivisionError):
+                    vals.append(None)
+            row.append(cell(vals, fmt))
+        out.append("| %s | %s |" % (label, " | ".join(row)))
+    out.append("")
+    return out
+
+
+RATIO_METRICS = [("ops/s", lambda r: r["workload"].get("ops_per_s")),
+                 ("p99.9", lambda r: r["workload"].get("p999_us")),
+                 ("populate rate", lambda r: r["workload"].get("populate_rate")),
+                 ("PSI full", lambda r: r["psi_us"].get("full")),
+                 ("cost.indebt", lambda r: r["io"].get("cost.indebt")),
+                 ("cost.wait", lambda r: r["io"].get("cost.wait"))]
+
+
+def ratio_table(runs, scen):
+    out = ["#### %s: paired ratios within a round (valid pairs only)\n" % scen,
+           "| round | pair | " + " | ".join(m for m, _ in RATIO_METRICS) + " |",
+           "|---|---|" + "---|" * len(RATIO_METRICS)]
+    by = {(r["round"], r["arm"]): r for r in runs if r["scenario"] == scen}
+    rounds = sorted({r["round"] for r in runs if r["scenario"] == scen})
+    any_row = False
+    for rd in rounds:
+        for base in ("B", "A"):
+            c, o = by.get((rd, "C")), by.get((rd, base))
+            if not c or not o:
+                continue
+            if not (c["valid"] and o["valid"]):
+                why = "invalid: " + "; ".join(c["invalid"] + o["invalid"])
+                out.append("| %d | C/%s | %s |" % (rd, base, why) + " |" * (len(RATIO_METRICS) - 1))
+                any_row = True
+                continue
+            cells = []
+            for _, get in RATIO_METRICS:
+                try:
+                    x, y = get(c), get(o)
+                    cells.append("%.2f" % (x / y) if x is not None and y else "-")
+                except (KeyError, TypeError):
+                    cells.append("-")
+            if outcome(o) != "ok":
+                cells = [x + "*" for x in cells]
+            out.append("| %d | C/%s | %s |" % (rd, base, " | ".join(cells)))
+            any_row = True
+    if not any_row:
+        out.append("| - | - |" + " - |" * len(RATIO_METRICS))
+    out.append("\n(*: the other arm was %s; its workload figures are partial.)\n"
+               % "OOM-killed or timed out")
+    return out
+
+
+def gnuplot(script):
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def figures(runs, res, arms, scenarios):
+    fig = os.path.join(res, "figures")
+    os.makedirs(fig, exist_ok=True)
+    # per arm and scenario: median, min, max of ops/s and p99.9 (valid runs)
+    dat = os.path.join(fig, "arms.dat")
+    with open(dat, "w") as f:
+        f.write("# idx label ops_med ops_min ops_max p999_med p999_min p999_max\n")
+        i = 0
+        for s in scenarios:
+            for a in arms:
+                ok = [r for r in runs if r["scenario"] == s and r["arm"] == a
+                      and r["valid"] and r["workload"].get("ops")]
+                ops = [r["workload"]["ops_per_s"] for r in ok] or [0]
+                p = [r["workload"]["p999_us"] / 1000 for r in ok] or [0]
+                f.write('%d "%s-%s" %g %g %g %g %g %g\n' % (
+                    i, s, a, statistics.median(ops), min(ops), max(ops),
+                    statistics.median(p), min(p), max(p)))
+                i += 1
+    gnuplot("""set terminal pngcairo size 1000,420 noenhanced
+set output '%s'
+set multiplot layout 1,2
+set style fill solid 0.5
+set boxwidth 0.6
+set grid y
+set xtics rotate by -30
+set yrange [0:*]
+set title 'cachebench throughput (median, min-max; 0 = no valid run)'
+set ylabel 'ops/s'
+plot '%s' using 1:3:xtic(2) with boxes notitle, '' using 1:3:4:5 with yerrorbars pt 0 lc rgb 'black' notitle
+set title 'cachebench p99.9 latency'
+set ylabel 'ms'
+plot '%s' using 1:6:xtic(2) with boxes notitle, '' using 1:6:7:8 with yerrorbars pt 0 lc rgb 'black' notitle
+unset multiplot
+""" % (os.path.join(fig, "throughput-p999.png"), dat, dat))
+    # time series of the first round: pool size, cost.wait, cost.indebt
+    rd = min((r["round"] for r in runs), default=1)
+    for s in scenarios:
+        series = []
+        for a in arms:
+            rundir = os.path.join(res, "%d-%s-%s" % (rd, s, a))
+            if os.path.exists(os.path.join(rundir, "samples.csv")):
+                series.append((a, os.path.join(rundir, "samples.csv")))
+        if not series:
+            continue
+        pool = ", ".join("'%s' using ($1/1000):($2/1048576) with lines title '%s'" % (p, a)
+                         for a, p in series)
+        wait = ", ".join("'%s' using ($1/1000):($6/1e6) with lines title '%s cost.wait'" % (p, a)
+                         for a, p in series)
+        debt = ", ".join("'%s' using ($1/1000):($7/1e6) with lines dt 2 title '%s cost.indebt'" % (p, a)
+                         for a, p in series)
+        psi = ", ".join("'%s' using ($1/1000):($9/1e6) with lines title '%s'" % (p, a)
+                        for a, p in series)
+        gnuplot("""set terminal pngcairo size 1000,900 noenhanced
+set output '%s'
+set datafile separator ','
+set key autotitle columnhead
+set multiplot layout 3,1 title 'round %d, scenario %s'
+set grid
+set xlabel 'seconds since the workload started'
+set ylabel 'zswap pool (MiB)'
+plot %s
+set ylabel 'iocost, cumulative (s)'
+plot %s, %s
+set ylabel 'memory PSI full, cumulative (s)'
+plot %s
+unset multiplot
+""" % (os.path.join(fig, "timeseries-%s.png" % s), rd, s, pool, wait, debt, psi))
+
+
+def summary(res):
+    runs = load_runs(res)
+    if not runs:
+        sys.exit("summary.py: no runs under %s" % res)
+    arms = [a for a in ARMS if any(r["arm"] == a for r in runs)]
+    scenarios = [s for s in ("mild", "heavy") if any(r["scenario"] == s for r in runs)]
+    meta = read(os.path.join(res, "meta.txt"))
+    out = ["# Benchmark summary: %s\n" % os.path.basename(res), "```", meta.strip(), "```", "",
+           "Cells: median [min-max] over the valid runs of an arm. Times in seconds",
+           "are totals over the measured interval (sibling warm-up excluded).", ""]
+    for s in scenarios:
+        out += scenario_table(runs, s, arms)
+        out += ratio_table(runs, s)
+    out.append("### Runs\n")
+    out.append("| run | valid | outcome | wall (s) | reasons |")
+    out.append("|---|---|---|---|---|")
+    for r in sorted(runs, key=lambda r: (r["round"], r["scenario"], r["arm"])):
+        out.append("| %d-%s-%s | %s | %s | %d | %s |" % (
+            r["round"], r["scenario"], r["arm"], "yes" if r["valid"] else "no",
+            outcome(r), r["wall_s"], "; ".join(r["invalid"]) or "-"))
+    out.append("")
+    out.append("Figures: figures/throughput-p999.png, " +
+               ", ".join("figures/timeseries-%s.png" % s for s in scenarios))
+    with open(os.path.join(res, "summary.md"), "w") as f:
+        f.write("\n".join(out) + "\n")
+    figures(runs, res, arms, scenarios)
+    print("\n".join(out))
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "line", "summary"):
+        sys.exit(__doc__)
+    cmd, path = sys.argv[1], sys.argv[2]
+    if cmd == "parse":
+        r = parse(path)
+        print(json.dumps(r, indent=1, sort_keys=True))
+    elif cmd == "line":
+        print(progress_line(path))
+    else:
+        summary(path)
+
+
+if __name__ == "__main__":
+    main()

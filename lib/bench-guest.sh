@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The benchmark's guest side: lib/bench-guest.sh OUTDIR
+# Runs as root inside the VM (host root read-only over 9p). OUTDIR is a
+# host directory shared read-write; params.env there says what to run
+# (written by lib/bench.sh). Everything measured is written to OUTDIR as
+# raw kernel files (before/, after/), samples.csv, the workload's JSON and
+# the swap-write submitter histogram; lib/bench.sh parses them on the host.
+set -euo pipefail
+
+OUT=${1:?usage: bench-guest.sh OUTDIR}
+# shellcheck source=/dev/null
+. "$OUT/params.env"
+CG=/sys/fs/cgroup
+WORK=$CG/bench-work
+SIB=$CG/bench-sibling
+TRIG=/sys/kernel/tracing/events/block/block_bio_queue
+ZDBG=/sys/kernel/debug/zswap
+DEV=${BENCH_DISK:-vda}
+
+say() { echo "bench-guest: $*"; }
+fail() { say "error: $*"; echo "$*" >"$OUT/guest-error"; exit 1; }
+
+mount_fs() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing
+	mountpoint -q $CG || mount -t cgroup2 cgroup2 $CG
+}
+
+# setup_disk: swap on partition 1; the disk is non-rotational, and iocost
+# runs on it with a model equal to the VM's throttle (see lib/bench.sh).
+setup_disk() {
+	local majmin
+	[ -b /dev/${DEV}1 ] && [ -b /dev/${DEV}2 ] || fail "no /dev/${DEV}1 and /dev/${DEV}2"
+	echo 0 >/sys/block/$DEV/queue/rotational
+	mkswap -q /dev/${DEV}1 >/dev/null
+	swapon /dev/${DEV}1
+	majmin=$(cat /sys/block/$DEV/dev)
+	echo "$majmin ctrl=user model=linear $BENCH_IOCOST_MODEL" >$CG/io.cost.model
+	echo "$majmin enable=1 ctrl=user $BENCH_IOCOST_QOS" >$CG/io.cost.qos
+	echo Y >/sys/module/blk_cgroup/parameters/blkcg_debug_stats
+}
+
+# setup_zswap: fixed compressor and pool settings; the arm sets the shrinker.
+setup_zswap() {
+	local p=/sys/module/zswap/parameters
+	echo "$BENCH_ZSWAP_COMPRESSOR" >$p/compressor
+	echo "$BENCH_ZSWAP_MAX_POOL_PERCENT" >$p/max_pool_percent
+	echo Y >$p/enabled
+	echo "$BENCH_SHRINKER" >$p/shrinker_enabled
+	grep -H . $p/* >"$OUT/zswap-params.txt" 2>/dev/null || true
+}
+
+setup_cgroups() {
+	echo "+memory +io" >$CG/cgroup.subtree_control
+	mkdir -p $WORK $SIB
+	echo "$BENCH_MEM_MAX" >$WORK/memory.max
+	echo "default 100" >$WORK/io.weight
+	echo "default $BENCH_SIBLING_WEIGHT" >$SIB/io.weight
+}
+
+# setup_trace: count write bios queued on the swap partition, by the comm
+# of the task that submitted them (the swap partition's sectors only: the
+# event reports whole-disk sectors after the partition remap).
+setup_trace() {
+	local start size
+	read -r start </sys/block/$DEV/${DEV}1/start
+	read -r size </sys/block/$DEV/${DEV}1/size
+	echo "hist:keys=comm:vals=hitcount,nr_sector:sort=hitcount.descending:size=4096 if rwbs ~ \"*W*\" && sector >= $start && sector < $((start + size))" \
+		>$TRIG/trigger
+}
+
+# snap DIR: the kernel's own counters, copied raw.
+snap() {
+	local d=$OUT/$1 f
+	mkdir -p "$d"
+	cat /proc/vmstat >"$d/vmstat"
+	cat /proc/pressure/memory >"$d/pressure-memory"
+	cat $WORK/memory.events >"$d/memory.events"
+	cat $WORK/memory.pressure >"$d/memory.pressure"
+	cat $WORK/memory.stat >"$d/memory.stat"
+	cat $WORK/io.stat >"$d/io.stat"
+	cat $SIB/io.stat >"$d/sibling-io.stat"
+	cat /sys/block/$DEV/stat >"$d/disk.stat"
+	cat /sys/block/$DEV/${DEV}1/stat >"$d/swap-part.stat"
+	for f in $ZDBG/*; do
+		echo "${f##*/} $(cat "$f")"
+	done >"$d/zswap-debugfs"
+}
+
+# sampler: once a second, the pool and the workload's cost and stall.
+sampler() {
+	local t0 now line k v pool stored mcur zsw psi wait debt delay
+	t0=$(date +%s%N)
+	echo "t_ms,pool_bytes,stored_pages,memory_current,zswap_bytes,cost_wait_us,cost_indebt_us,cost_indelay_us,psi_full_us"
+	while :; do
+		now=$(date +%s%N)
+		read -r pool <$ZDBG/pool_total_size
+		read -r stored <$ZDBG/stored_pages
+		read -r mcur <$WORK/memory.current
+		zsw=0 wait=0 debt=0 delay=0 psi=0
+		while read -r k v; do
+			[ "$k" = zswap ] && { zsw=$v; break; }
+		done <$WORK/memory.stat
+		while read -r line; do
+			for k in $line; do
+				case $k in
+				cost.wait=*) wait=$((wait + ${k#*=})) ;;
+				cost.indebt=*) debt=$((debt + ${k#*=})) ;;
+				cost.indelay=*) delay=$((delay + ${k#*=})) ;;
+				esac
+			done
+		done <$WORK/io.stat
+		while read -r k line; do
+			[ "$k" = full ] && { psi=${line##*total=}; break; }
+		done <$WORK/memory.pressure
+		echo "$(((now - t0) / 1000000)),$pool,$stored,$mcur,$zsw,$wait,$debt,$delay,$psi"
+		sleep 1
+	done
+}
+
+start_sibling() {
+	local engine=psync
+	[ "$BENCH_SIBLING_DEPTH" -gt 1 ] && engine=libaio
+	(
+		echo "$BASHPID" >$SIB/cgroup.procs
+		exec fio --name=sibling --filename=/dev/${DEV}2 --direct=1 \
+			--rw=randwrite --bs=4k --ioengine=$engine \
+			--iodepth="$BENCH_SIBLING_DEPTH" --time_based --runtime=86400 \
+			--output="$OUT/fio.txt"
+	) >/dev/null 2>"$OUT/fio.err" &
+	SIB_PID=$!
+}
+
+run_workload() {
+	local rc=0
+	say "workload: $BENCH_WORKLOAD_CMD"
+	(
+		echo "$BASHPID" >$WORK/cgroup.procs
+		exec timeout -s KILL "$BENCH_WORKLOAD_TIMEOUT" $BENCH_WORKLOAD_CMD \
+			--timeline "$OUT/timeline.csv"
+	) >"$OUT/workload.json" 2>"$OUT/workload.err" || rc=$?
+	echo "$rc" >"$OUT/workload.rc"
+	say "workload exited $rc"
+}
+
+main() {
+	mount_fs
+	say "kernel $(uname -r), $(nproc) CPUs, arm $BENCH_ARM, scenario $BENCH_SCENARIO"
+	uname -a >"$OUT/uname"
+	setup_disk
+	setup_zswap
+	setup_cgroups
+	setup_trace
+	cat $CG/io.cost.model $CG/io.cost.qos >"$OUT/iocost.txt"
+	start_sibling
+	sleep "$BENCH_SIBLING_WARMUP"
+	snap before
+	sampler >"$OUT/samples.csv" &
+	SAMPLER_PID=$!
+	run_workload
+	snap after
+	kill "$SAMPLER_PID" "$SIB_PID" 2>/dev/null || true
+	wait "$SIB_PID" 2>/dev/null || true
+	cat $TRIG/hist >"$OUT/swap-writers.hist"
+	dmesg >"$OUT/dmesg.txt"
+	say "done"
+	echo ok >"$OUT/guest-done"
+}
+
+main
