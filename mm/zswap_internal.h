@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/list_lru.h>
 #include <linux/swap.h>
+#include <linux/swap_ops.h>
 
 struct zswap_pool;
 struct obj_cgroup;
@@ -62,6 +63,21 @@ enum zswap_walk_flags {
 };
 
 /**
+ * struct zswap_walk - one LRU walk of zswap writeback
+ * @flags: the walk's enum zswap_walk_flags, in and out
+ * @io: the swap IO the walk's writes are gathered in, so that entries in
+ *	consecutive slots go out in one bio; throttled or not for the whole
+ *	walk (from ZSWAP_WALK_THROTTLE)
+ *
+ * Set up with zswap_walk_init(); whoever walks submits @io when the walk
+ * ends, whatever ended it (zswap_walk_batch() does).
+ */
+struct zswap_walk {
+	unsigned int flags;
+	struct swap_io_ctx io;
+};
+
+/**
  * enum zswap_wb_reason - why zswap writes entries back
  * @ZSWAP_WB_SHRINKER: the memory-pressure shrinker (zswap_shrinker_scan())
  * @ZSWAP_WB_POOL_LIMIT: the pool is over max_pool_percent (shrink_worker())
@@ -97,8 +113,15 @@ int zswap_writeback_entry(struct zswap_entry *entry, swp_entry_t swpentry,
 			  struct swap_io_ctx *ctx);
 enum lru_status shrink_memcg_cb(struct list_head *item, struct list_lru_one *l,
 				void *arg);
+void zswap_walk_init(struct zswap_walk *walk, enum zswap_wb_reason reason);
+gfp_t zswap_wb_gfp(const struct swap_io_ctx *io);
+struct folio *zswap_swap_cache_alloc(swp_entry_t swpentry, gfp_t gfp);
+struct folio *zswap_wb_alloc_folio(swp_entry_t swpentry, struct swap_io_ctx *io);
 unsigned long zswap_lru_walk(struct mem_cgroup *memcg, int nid,
-			     unsigned int *flags, unsigned long *nr_to_walk);
+			     struct zswap_walk *walk, unsigned long *nr_to_walk);
+void zswap_wb_lru_drain(void);
+unsigned long zswap_walk_batch(struct mem_cgroup *memcg, int nid,
+			       struct zswap_walk *walk, unsigned long *nr_to_walk);
 unsigned long zswap_lru_len(struct mem_cgroup *memcg, int nid);
 unsigned long zswap_walk_budget(unsigned long nr, unsigned long len);
 int shrink_memcg(struct mem_cgroup *memcg, enum zswap_wb_reason reason);

@@ -25,6 +25,97 @@ MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 #define ZSWAP_TEST_MAX_ENTRIES	64
 
 /**
+ * struct zswap_test_dev - a fake swap device that counts submitted writes
+ * @sis: the device; its ops submit into the counters below
+ * @sio: the IO being gathered (one at a time, like the real context)
+ * @submits: writes submitted
+ * @pages: folios in them
+ * @background: submitted writes whose bio would carry REQ_BACKGROUND
+ * @plugged: submitted writes that went into a block plug
+ * @drains: LRU-add drains (zswap_wb_lru_drain())
+ * @drain_submits: @submits at the last drain
+ * @drain_plugged: drains made under a block plug
+ */
+struct zswap_test_dev {
+	struct swap_info_struct sis;
+	struct swap_iocb sio;
+	unsigned int submits;
+	unsigned int pages;
+	unsigned int background;
+	unsigned int plugged;
+	unsigned int drains;
+	unsigned int drain_submits;
+	unsigned int drain_plugged;
+};
+
+static void zswap_test_dev_submit_write(struct swap_io_ctx *io)
+{
+	struct zswap_test_dev *d = container_of(io->sis, struct zswap_test_dev, sis);
+
+	d->submits++;
+	d->pages += io->sio->nr_bvecs;
+	if (swap_write_opf(io) & REQ_BACKGROUND)
+		d->background++;
+	if (current->plug)
+		d->plugged++;
+}
+
+static const struct swap_ops zswap_test_dev_ops = {
+	.submit_write = zswap_test_dev_submit_write,
+};
+
+/* The test's fake device, for stubs that are given no context. */
+static struct zswap_test_dev *zswap_test_dev_of(struct kunit *test)
+{
+	struct kunit_resource *res;
+	struct zswap_test_dev *d;
+
+	res = kunit_find_named_resource(test, "zswap_test_dev");
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	d = res->data;
+	kunit_put_resource(res);
+	return d;
+}
+
+/* Stands in for zswap_wb_lru_drain(): counts, and when. */
+static void zswap_test_drain_stub(void)
+{
+	struct zswap_test_dev *d = zswap_test_dev_of(kunit_get_current_test());
+
+	d->drains++;
+	d->drain_submits = d->submits;
+	if (current->plug)
+		d->drain_plugged++;
+}
+
+static int zswap_test_dev_init(struct kunit *test, struct zswap_test_dev *d)
+{
+	struct kunit_resource *res;
+
+	d->sis.ops = &zswap_test_dev_ops;
+	res = kunit_kzalloc(test, sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	kunit_activate_static_stub(test, zswap_wb_lru_drain, zswap_test_drain_stub);
+	return kunit_add_named_resource(test, NULL, NULL, res, "zswap_test_dev", d);
+}
+
+/*
+ * Queue one folio's write in @io as __swap_writepage() does: to the IO
+ * being gathered, or to a new one, and submit when it is full.
+ */
+static void zswap_test_dev_queue(struct zswap_test_dev *d, struct swap_io_ctx *io)
+{
+	if (!io->sio) {
+		io->sis = &d->sis;
+		io->sio = &d->sio;
+		d->sio.nr_bvecs = 0;
+	}
+	if (++io->sio->nr_bvecs == SWAP_CLUSTER_MAX)
+		swap_write_submit(io);
+}
+
+/**
  * struct zswap_test_lru - a list_lru of fake entries and their writeback
  * @lru: the list, not memcg aware, entries on node 0
  * @entries: the fake entries; entry i has swap offset i
@@ -39,6 +130,14 @@ MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
  * @walk_attempts: writeback attempts on entry i during that walk
  * @revisits: visits of an entry already visited in the same walk (an
  *	entry referenced at the start was rotated before its attempt)
+ * @dev: where successful writebacks queue their writes
+ * @io: the swap IO context of the last writeback attempt
+ * @io_changed: attempts whose context differed from the previous one's
+ *	within the same walk
+ * @allocs: calls of the swap cache allocation stub
+ * @alloc_err: what the allocation stub's call i returns (0: a folio)
+ * @alloc_gfp: the flags of allocation i
+ * @alloc_submits: writes submitted before allocation i
  */
 struct zswap_test_lru {
 	struct list_lru lru;
@@ -52,11 +151,19 @@ struct zswap_test_lru {
 	bool walk_ref[ZSWAP_TEST_MAX_ENTRIES];
 	unsigned int walk_attempts[ZSWAP_TEST_MAX_ENTRIES];
 	unsigned int revisits;
+	struct zswap_test_dev dev;
+	struct swap_io_ctx *io;
+	unsigned int io_changed;
+	unsigned int allocs;
+	int alloc_err[2];
+	gfp_t alloc_gfp[2];
+	unsigned int alloc_submits[2];
 };
 
 /*
- * Stands in for zswap_writeback_entry(). A successful writeback frees the
- * entry, which unlinks it from the LRU: do the same.
+ * Stands in for zswap_writeback_entry(). A successful writeback queues
+ * its write in @ctx and frees the entry, which unlinks it from the LRU: do
+ * the same.
  */
 static int zswap_test_writeback_stub(struct zswap_entry *entry,
 				     swp_entry_t swpentry,
@@ -73,14 +180,19 @@ static int zswap_test_writeback_stub(struct zswap_entry *entry,
 		t->revisits++;
 	if (ctx->throttled)
 		t->throttled++;
-	if (!t->result[i])
+	if (t->in_walk && t->io && t->io != ctx)
+		t->io_changed++;
+	t->io = ctx;
+	if (!t->result[i]) {
+		zswap_test_dev_queue(&t->dev, ctx);
 		list_lru_del(&t->lru, &entry->lru, 0, NULL);
+	}
 	return t->result[i];
 }
 
 /* One walk of the test's list, recording visits for the revisit count. */
 static unsigned long zswap_test_lru_walk_one(struct zswap_test_lru *t,
-					     unsigned int *flags,
+					     struct zswap_walk *walk,
 					     unsigned long *nr_to_walk)
 {
 	unsigned long freed;
@@ -90,20 +202,21 @@ static unsigned long zswap_test_lru_walk_one(struct zswap_test_lru *t,
 		t->walk_ref[i] = t->entries[i]->referenced;
 		t->walk_attempts[i] = 0;
 	}
+	t->io = NULL;
 	t->in_walk = true;
-	freed = list_lru_walk_one(&t->lru, 0, NULL, shrink_memcg_cb, flags, nr_to_walk);
+	freed = list_lru_walk_one(&t->lru, 0, NULL, shrink_memcg_cb, walk, nr_to_walk);
 	t->in_walk = false;
 	return freed;
 }
 
 /* zswap_lru_walk() and zswap_lru_len() on the test's list (node 0 only). */
 static unsigned long zswap_test_lru_walk_stub(struct mem_cgroup *memcg, int nid,
-					      unsigned int *flags,
+					      struct zswap_walk *walk,
 					      unsigned long *nr_to_walk)
 {
 	struct zswap_test_lru *t = kunit_get_current_test()->priv;
 
-	return nid ? 0 : zswap_test_lru_walk_one(t, flags, nr_to_walk);
+	return nid ? 0 : zswap_test_lru_walk_one(t, walk, nr_to_walk);
 }
 
 static unsigned long zswap_test_lru_len_stub(struct mem_cgroup *memcg, int nid)
@@ -125,6 +238,7 @@ static int zswap_test_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, list_lru_init(&t->lru), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, zswap_test_list_lru_destroy,
 							&t->lru), 0);
+	KUNIT_ASSERT_EQ(test, zswap_test_dev_init(test, &t->dev), 0);
 	test->priv = t;
 	kunit_activate_static_stub(test, zswap_writeback_entry,
 				   zswap_test_writeback_stub);
@@ -154,25 +268,25 @@ static void zswap_test_add_entries(struct kunit *test, unsigned int n,
 }
 
 /* One walk of node 0 with shrink_memcg_cb(); returns the entries removed. */
-static unsigned long zswap_test_walk(struct kunit *test, unsigned int *flags,
+static unsigned long zswap_test_walk(struct kunit *test, struct zswap_walk *walk,
 				     unsigned long nr_to_walk)
 {
 	struct zswap_test_lru *t = test->priv;
 
-	return zswap_test_lru_walk_one(t, flags, &nr_to_walk);
+	return zswap_test_lru_walk_one(t, walk, &nr_to_walk);
 }
 
 /* An entry already in the swap cache stops a walk that asked for it. */
 static void zswap_test_shrink_memcg_cb_stops_at_swapcache(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	unsigned int flags = ZSWAP_WALK_STOP_ON_SWAPCACHE;
+	struct zswap_walk walk = { .flags = ZSWAP_WALK_STOP_ON_SWAPCACHE };
 
 	zswap_test_add_entries(test, 1, false, -EEXIST);
 	zswap_test_add_entries(test, 2, false, 0);
 
-	KUNIT_EXPECT_EQ(test, zswap_test_walk(test, &flags, 3), 0);
-	KUNIT_EXPECT_TRUE(test, flags & ZSWAP_WALK_HIT_SWAPCACHE);
+	KUNIT_EXPECT_EQ(test, zswap_test_walk(test, &walk, 3), 0);
+	KUNIT_EXPECT_TRUE(test, walk.flags & ZSWAP_WALK_HIT_SWAPCACHE);
 	KUNIT_EXPECT_EQ(test, t->calls, 1);
 	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 3);
 }
@@ -181,15 +295,15 @@ static void zswap_test_shrink_memcg_cb_stops_at_swapcache(struct kunit *test)
 static void zswap_test_shrink_memcg_cb_no_swapcache_flag_on_other_errors(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	unsigned int flags = ZSWAP_WALK_STOP_ON_SWAPCACHE;
+	struct zswap_walk walk = { .flags = ZSWAP_WALK_STOP_ON_SWAPCACHE };
 
 	zswap_test_add_entries(test, 1, false, 0);
 	zswap_test_add_entries(test, 1, false, -ENOMEM);
 	zswap_test_add_entries(test, 1, false, -EIO);
 	zswap_test_add_entries(test, 1, false, 0);
 
-	KUNIT_EXPECT_EQ(test, zswap_test_walk(test, &flags, 4), 2);
-	KUNIT_EXPECT_FALSE(test, flags & ZSWAP_WALK_HIT_SWAPCACHE);
+	KUNIT_EXPECT_EQ(test, zswap_test_walk(test, &walk, 4), 2);
+	KUNIT_EXPECT_FALSE(test, walk.flags & ZSWAP_WALK_HIT_SWAPCACHE);
 	KUNIT_EXPECT_EQ(test, t->calls, 4);
 	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 2);
 }
@@ -198,13 +312,13 @@ static void zswap_test_shrink_memcg_cb_no_swapcache_flag_on_other_errors(struct 
 static void zswap_test_shrink_memcg_cb_swapcache_ignored_unless_asked(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	unsigned int flags = 0;
+	struct zswap_walk walk = { .flags = 0 };
 
 	zswap_test_add_entries(test, 2, false, -EEXIST);
 	zswap_test_add_entries(test, 1, false, 0);
 
-	KUNIT_EXPECT_EQ(test, zswap_test_walk(test, &flags, 3), 1);
-	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, zswap_test_walk(test, &walk, 3), 1);
+	KUNIT_EXPECT_EQ(test, walk.flags, 0);
 	KUNIT_EXPECT_EQ(test, t->calls, 3);
 }
 
@@ -212,31 +326,32 @@ static void zswap_test_shrink_memcg_cb_swapcache_ignored_unless_asked(struct kun
 static void zswap_test_shrink_memcg_cb_rotates_referenced(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	unsigned int flags = ZSWAP_WALK_STOP_ON_SWAPCACHE;
+	struct zswap_walk walk = { .flags = ZSWAP_WALK_STOP_ON_SWAPCACHE };
 
 	zswap_test_add_entries(test, 1, true, 0);
 
-	KUNIT_EXPECT_EQ(test, zswap_test_walk(test, &flags, 1), 0);
+	KUNIT_EXPECT_EQ(test, zswap_test_walk(test, &walk, 1), 0);
 	KUNIT_EXPECT_EQ(test, t->calls, 0);
 	KUNIT_EXPECT_FALSE(test, t->entries[0]->referenced);
 	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 1);
-	KUNIT_EXPECT_EQ(test, flags, ZSWAP_WALK_STOP_ON_SWAPCACHE);
+	KUNIT_EXPECT_EQ(test, walk.flags, ZSWAP_WALK_STOP_ON_SWAPCACHE);
 }
 
 /* The walk's throttle flag reaches the swap IO context of each write. */
 static void zswap_test_shrink_memcg_cb_throttle_reaches_io_ctx(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	unsigned int flags = ZSWAP_WALK_THROTTLE;
+	struct zswap_walk walk;
 
 	zswap_test_add_entries(test, 4, false, -ENOMEM);
 
-	zswap_test_walk(test, &flags, 2);
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+	zswap_test_walk(test, &walk, 2);
 	KUNIT_EXPECT_EQ(test, t->calls, 2);
 	KUNIT_EXPECT_EQ(test, t->throttled, 2);
 
-	flags = 0;
-	zswap_test_walk(test, &flags, 2);
+	zswap_walk_init(&walk, ZSWAP_WB_POOL_LIMIT);
+	zswap_test_walk(test, &walk, 2);
 	KUNIT_EXPECT_EQ(test, t->calls, 4);
 	KUNIT_EXPECT_EQ(test, t->throttled, 2);
 }
@@ -314,11 +429,12 @@ static void zswap_test_swap_write_opf_throttled(struct kunit *test)
 static void zswap_test_shrink_memcg_cb_uncapped_walk_revisits(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	unsigned int flags = 0, i, most = 0;
+	struct zswap_walk walk = { .flags = 0 };
+	unsigned int i, most = 0;
 
 	zswap_test_add_entries(test, 4, true, -ENOMEM);
 
-	zswap_test_walk(test, &flags, SWAP_CLUSTER_MAX);
+	zswap_test_walk(test, &walk, SWAP_CLUSTER_MAX);
 	for (i = 0; i < t->nr_entries; i++)
 		most = max(most, t->visits[i]);
 	/* every entry was rotated, then attempted again and again */
@@ -408,6 +524,242 @@ static void zswap_test_zswap_wb_chunks_short_lru_once_per_chunk(struct kunit *te
 	KUNIT_EXPECT_EQ(test, t->revisits, 0);
 }
 
+/* The writes of one walk go out together, in one submission. */
+static void zswap_test_shrink_memcg_one_write_per_walk(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+
+	zswap_test_add_entries(test, 8, false, 0);
+
+	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, t->calls, 8);
+	KUNIT_EXPECT_EQ(test, t->io_changed, 0);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.pages, 8);
+}
+
+/* A walk stopped at a swap-cache entry submits what it queued before. */
+static void zswap_test_zswap_walk_batch_submits_at_swapcache_stop(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned long nr_to_walk = 6;
+	struct zswap_walk walk;
+
+	zswap_test_add_entries(test, 3, false, 0);
+	zswap_test_add_entries(test, 1, false, -EEXIST);
+	zswap_test_add_entries(test, 2, false, 0);
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+
+	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 3);
+	KUNIT_EXPECT_TRUE(test, walk.flags & ZSWAP_WALK_HIT_SWAPCACHE);
+	KUNIT_EXPECT_NULL(test, walk.io.sio);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.pages, 3);
+}
+
+/* Failed entries do not end the batch; the walk submits the rest once. */
+static void zswap_test_zswap_walk_batch_submits_past_errors(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned long nr_to_walk = 5;
+	struct zswap_walk walk;
+
+	zswap_test_add_entries(test, 1, false, 0);
+	zswap_test_add_entries(test, 1, false, -ENOMEM);
+	zswap_test_add_entries(test, 1, false, -EIO);
+	zswap_test_add_entries(test, 2, false, 0);
+	zswap_walk_init(&walk, ZSWAP_WB_POOL_LIMIT);
+
+	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 3);
+	KUNIT_EXPECT_NULL(test, walk.io.sio);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.pages, 3);
+}
+
+/* A walk that writes nothing back submits nothing. */
+static void zswap_test_zswap_walk_batch_nothing_written_nothing_submitted(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned long nr_to_walk = 4;
+	struct zswap_walk walk;
+
+	zswap_test_add_entries(test, 2, true, 0);
+	zswap_test_add_entries(test, 2, false, -ENOMEM);
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+
+	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 0);
+	KUNIT_EXPECT_NULL(test, walk.io.sio);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 0);
+}
+
+/* A batch is throttled if its walk is, and never mixes the two. */
+static void zswap_test_zswap_walk_batch_throttle_per_batch(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned long nr_to_walk = 3;
+	struct zswap_walk walk;
+
+	zswap_test_add_entries(test, 6, false, 0);
+
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+	zswap_walk_batch(NULL, 0, &walk, &nr_to_walk);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.background, 1);
+
+	nr_to_walk = 3;
+	zswap_walk_init(&walk, ZSWAP_WB_MEMCG_LIMIT);
+	zswap_walk_batch(NULL, 0, &walk, &nr_to_walk);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 2);
+	KUNIT_EXPECT_EQ(test, t->dev.background, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.pages, 6);
+}
+
+/* The worker's chunks are its batches: one submission per chunk. */
+static void zswap_test_zswap_wb_chunks_one_write_per_chunk(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+
+	zswap_test_add_entries(test, 3, false, 0);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, NULL), 2);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, NULL), 1);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 2);
+	KUNIT_EXPECT_EQ(test, t->dev.pages, 3);
+}
+
+/* The walk's writes are submitted under a plug, gone when it returns. */
+static void zswap_test_zswap_walk_batch_plugs_the_walk(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned long nr_to_walk = 4;
+	struct zswap_walk walk;
+
+	zswap_test_add_entries(test, 4, false, 0);
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+
+	KUNIT_ASSERT_NULL(test, current->plug);
+	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 4);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.plugged, 1);
+	KUNIT_EXPECT_NULL(test, current->plug);
+}
+
+/* One drain per batch that wrote back, after its submission, in the plug. */
+static void zswap_test_zswap_walk_batch_drains_once_per_batch(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned long nr_to_walk = 8;
+	struct zswap_walk walk;
+
+	zswap_test_add_entries(test, 8, false, 0);
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+
+	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 8);
+	KUNIT_EXPECT_EQ(test, t->dev.drains, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.drain_submits, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.drain_plugged, 1);
+}
+
+/* A walk that wrote nothing back allocated nothing to drain. */
+static void zswap_test_zswap_walk_batch_no_drain_without_writeback(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+	unsigned long nr_to_walk = 4;
+	struct zswap_walk walk;
+
+	zswap_test_add_entries(test, 2, true, 0);
+	zswap_test_add_entries(test, 2, false, -ENOMEM);
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+
+	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 0);
+	KUNIT_EXPECT_EQ(test, t->dev.drains, 0);
+}
+
+#define ZSWAP_TEST_FOLIO	((struct folio *)0x464f4c49UL)
+
+/* Stands in for the swap cache allocation: scripted, recorded. */
+static struct folio *zswap_test_alloc_stub(swp_entry_t swpentry, gfp_t gfp)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct zswap_test_lru *t = test->priv;
+	unsigned int i = t->allocs++;
+
+	KUNIT_ASSERT_LT(test, i, ARRAY_SIZE(t->alloc_gfp));
+	t->alloc_gfp[i] = gfp;
+	t->alloc_submits[i] = t->dev.submits;
+	return t->alloc_err[i] ? ERR_PTR(t->alloc_err[i]) : ZSWAP_TEST_FOLIO;
+}
+
+/**
+ * struct zswap_test_alloc_case - one writeback folio allocation
+ * @name: the case
+ * @queued: folios already queued in the walk's IO
+ * @err: what the first and the second allocation return (0: a folio)
+ * @reclaim: the first allocation may enter direct reclaim
+ * @allocs: allocations made
+ * @submits: writes submitted (before the second allocation, if any)
+ * @ret: what zswap_wb_alloc_folio() returns (0: a folio)
+ */
+struct zswap_test_alloc_case {
+	const char *name;
+	unsigned int queued;
+	int err[2];
+	bool reclaim;
+	unsigned int allocs;
+	unsigned int submits;
+	int ret;
+};
+
+static const struct zswap_test_alloc_case zswap_test_alloc_cases[] = {
+	/* nothing queued: nothing to wait on, reclaim as usual */
+	{ "idle", 0, { 0 }, true, 1, 0, 0 },
+	{ "idle_enomem", 0, { -ENOMEM }, true, 1, 0, -ENOMEM },
+	/* queued folios and memory at hand: the batch grows */
+	{ "queued", 3, { 0 }, false, 1, 0, 0 },
+	/* queued and short of memory: submit first, then reclaim */
+	{ "queued_enomem", 3, { -ENOMEM, 0 }, false, 2, 1, 0 },
+	{ "queued_enomem_twice", 3, { -ENOMEM, -ENOMEM }, false, 2, 1, -ENOMEM },
+	/* a slot already in the swap cache is no memory shortage */
+	{ "queued_eexist", 3, { -EEXIST }, false, 1, 0, -EEXIST },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_alloc, zswap_test_alloc_cases, name);
+
+/*
+ * While the walk holds unsubmitted writes, its allocations do not enter
+ * direct reclaim (which may wait on those folios' writeback); short of
+ * memory, it submits them and only then allocates with GFP_KERNEL.
+ */
+static void zswap_test_zswap_wb_alloc_folio_rule(struct kunit *test)
+{
+	const struct zswap_test_alloc_case *c = test->param_value;
+	struct zswap_test_lru *t = test->priv;
+	struct swap_io_ctx io = {};
+	struct folio *folio;
+	unsigned int i;
+
+	kunit_activate_static_stub(test, zswap_swap_cache_alloc, zswap_test_alloc_stub);
+	memcpy(t->alloc_err, c->err, sizeof(t->alloc_err));
+	for (i = 0; i < c->queued; i++)
+		zswap_test_dev_queue(&t->dev, &io);
+
+	folio = zswap_wb_alloc_folio(swp_entry(0, 1), &io);
+	KUNIT_EXPECT_EQ(test, c->ret ? PTR_ERR(folio) : 0L, (long)c->ret);
+	if (!c->ret)
+		KUNIT_EXPECT_PTR_EQ(test, folio, ZSWAP_TEST_FOLIO);
+	KUNIT_EXPECT_EQ(test, t->allocs, c->allocs);
+	KUNIT_EXPECT_EQ(test, !!(t->alloc_gfp[0] & __GFP_DIRECT_RECLAIM), c->reclaim);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, c->submits);
+	if (c->allocs > 1) {
+		/* the retry reclaims, and only after the batch went out */
+		KUNIT_EXPECT_EQ(test, t->alloc_gfp[1], GFP_KERNEL);
+		KUNIT_EXPECT_EQ(test, t->alloc_submits[1], 1);
+		KUNIT_EXPECT_NULL(test, io.sio);
+		KUNIT_EXPECT_EQ(test, t->dev.pages, c->queued);
+	}
+}
+
 struct zswap_test_budget_case {
 	const char *name;
 	unsigned long nr;
@@ -456,6 +808,17 @@ static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE(zswap_test_shrink_memcg_empty_lru),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_budget_of_one),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_short_lru_once_per_chunk),
+	KUNIT_CASE(zswap_test_shrink_memcg_one_write_per_walk),
+	KUNIT_CASE(zswap_test_zswap_walk_batch_submits_at_swapcache_stop),
+	KUNIT_CASE(zswap_test_zswap_walk_batch_submits_past_errors),
+	KUNIT_CASE(zswap_test_zswap_walk_batch_nothing_written_nothing_submitted),
+	KUNIT_CASE(zswap_test_zswap_walk_batch_throttle_per_batch),
+	KUNIT_CASE(zswap_test_zswap_walk_batch_plugs_the_walk),
+	KUNIT_CASE(zswap_test_zswap_walk_batch_drains_once_per_batch),
+	KUNIT_CASE(zswap_test_zswap_walk_batch_no_drain_without_writeback),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_one_write_per_chunk),
+	KUNIT_CASE_PARAM(zswap_test_zswap_wb_alloc_folio_rule,
+			 zswap_test_alloc_gen_params),
 	KUNIT_CASE_PARAM(zswap_test_zswap_walk_budget_rule,
 			 zswap_test_budget_gen_params),
 	{}
@@ -495,6 +858,7 @@ static struct kunit_suite zswap_test_suite = {
  * @lru_len: what zswap_lru_len() answers
  * @started: completed when @state's work starts (zswap_test_running_work())
  * @release: lets that work return
+ * @dev: where the walks queue the writes of the entries they free
  */
 struct zswap_test_wb {
 	struct zswap_lruvec_state state;
@@ -514,6 +878,7 @@ struct zswap_test_wb {
 	unsigned long lru_len;
 	struct completion started;
 	struct completion release;
+	struct zswap_test_dev dev;
 };
 
 #define ZSWAP_TEST_MEMCG	((struct mem_cgroup *)0x4d454d43UL)
@@ -554,22 +919,24 @@ static bool zswap_test_allowed_stub(struct mem_cgroup *memcg)
 }
 
 static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
-					  unsigned int *flags,
+					  struct zswap_walk *walk,
 					  unsigned long *nr_to_walk)
 {
 	struct kunit *test = kunit_get_current_test();
 	struct zswap_test_wb *w = test->priv;
 	unsigned int i = w->walks++;
-	unsigned long walked = *nr_to_walk, freed;
+	unsigned long walked = *nr_to_walk, freed, j;
 
 	KUNIT_ASSERT_LT(test, i, ZSWAP_TEST_MAX_WALKS);
 	w->asked[i] = *nr_to_walk;
-	w->walk_flags[i] = *flags;
+	w->walk_flags[i] = walk->flags;
 	if (w->walked[i] >= 0)
 		walked = min_t(unsigned long, walked, w->walked[i]);
 	freed = w->freed[i] >= 0 ? min_t(unsigned long, walked, w->freed[i]) : walked;
 	if (w->hit_swapcache == i)
-		*flags |= ZSWAP_WALK_HIT_SWAPCACHE;
+		walk->flags |= ZSWAP_WALK_HIT_SWAPCACHE;
+	for (j = 0; j < freed; j++)
+		zswap_test_dev_queue(&w->dev, &walk->io);
 	*nr_to_walk -= walked;
 	return freed;
 }
@@ -598,6 +965,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	w->allowed = true;
 	w->hit_swapcache = -1;
 	w->lru_len = 1000;
+	KUNIT_ASSERT_EQ(test, zswap_test_dev_init(test, &w->dev), 0);
 	for (i = 0; i < ZSWAP_TEST_MAX_WALKS; i++) {
 		w->walked[i] = -1;
 		w->freed[i] = -1;
@@ -786,6 +1154,36 @@ static void zswap_test_zswap_wb_run_takes_claim(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->refs, 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_written), 40);
+}
+
+/* The worker submits each chunk's writes, throttled, before the next. */
+static void zswap_test_zswap_wb_run_submits_each_chunk(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	w->freed[0] = 20;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, NULL, 0), 28);
+	KUNIT_EXPECT_EQ(test, w->walks, 2);
+	KUNIT_EXPECT_EQ(test, w->dev.submits, 2);
+	KUNIT_EXPECT_EQ(test, w->dev.background, 2);
+	KUNIT_EXPECT_EQ(test, w->dev.pages, 28);
+}
+
+/* The worker drains once per chunk that wrote back, not once per entry. */
+static void zswap_test_zswap_wb_run_drains_once_per_chunk(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	w->freed[1] = 0;
+	atomic_long_set(&w->state.wb_pending, 3 * SWAP_CLUSTER_MAX);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, NULL, 0), 2 * SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_EQ(test, w->walks, 3);
+	KUNIT_EXPECT_EQ(test, w->dev.drains, 2);
 }
 
 /* An empty LRU ends the loop before any walk. */
@@ -996,6 +1394,8 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_cancel_running_puts_nothing),
 	KUNIT_CASE(zswap_test_zswap_wb_run_disabled_puts),
 	KUNIT_CASE(zswap_test_zswap_wb_run_takes_claim),
+	KUNIT_CASE(zswap_test_zswap_wb_run_submits_each_chunk),
+	KUNIT_CASE(zswap_test_zswap_wb_run_drains_once_per_chunk),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_empty_lru),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_no_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_at_swapcache),
