@@ -4,7 +4,8 @@
 #                                      [--rounds N] [--arms 'A B C']
 #                                      [--scenarios 'mild heavy']
 #        lib/bench.sh --summary RESULTS_DIR    (tables and figures again)
-# (PROFILE=... in the environment does the same as --profile.)
+# (PROFILE=... in the environment does the same as --profile; SERIES_REV
+# names the commit of build/linux that arm C runs, default branch series.)
 #
 # Arms: A stock 7.3.4, zswap shrinker off; B stock, shrinker on; C the
 # series (branch `series` of build/linux), shrinker on. Scenarios: the IO
@@ -58,13 +59,16 @@ parse_args() {
 }
 
 # set_profile: the sizes and times of a profile. The cap and working set
-# are those of the setup in the brief (96M cap, 192M working set).
+# are those of the setup in the brief (96M cap, 192M working set) in both;
+# quick bounds the populate phase at 60 s (the stock shrinker needs longer,
+# so its populate rate, not its populate time, is the figure there) and
+# fits six boots in about 20 minutes.
 set_profile() {
 	case $profile in
 	quick)
-		ROUNDS=1 DURATION=20 POPULATE_TIMEOUT=120 GUEST_TIMEOUT=360 ;;
+		ROUNDS=1 DURATION=15 POPULATE_TIMEOUT=60 GUEST_TIMEOUT=300 ;;
 	standard)
-		ROUNDS=3 DURATION=60 POPULATE_TIMEOUT=300 GUEST_TIMEOUT=600 ;;
+		ROUNDS=3 DURATION=60 POPULATE_TIMEOUT=400 GUEST_TIMEOUT=720 ;;
 	*) die "PROFILE=$profile is not a profile: use quick or standard" ;;
 	esac
 	MEM_MAX=96M WSS_MB=192 THREADS=4 DEADLINE_MS=10
@@ -83,15 +87,17 @@ check_lists() {
 	[ -n "$arms" ] && [ -n "$scenarios" ] || die "no arm or no scenario to run"
 }
 
-# series_src: the series' sources as of branch `series`, exported (git
-# archive reads build/linux, never changes it) so that the benchmark
-# builds a fixed commit while build/linux is being worked on.
+# series_src: the series' sources as of branch `series` (or SERIES_REV,
+# any commit of build/linux: a design choice's before/after rows compare
+# two commits), exported (git archive reads build/linux, never changes it)
+# so that the benchmark builds a fixed commit while build/linux is being
+# worked on. The path stays the same, so ccache serves unchanged files.
 series_src() {
-	local src=$BENCH/src-series rev
-	rev=$(git -C "$TREE" rev-parse --verify "$SERIES_BRANCH^{commit}") ||
-		die "build/linux has no branch $SERIES_BRANCH: run make tree first"
+	local src=$BENCH/src-series rev want=${SERIES_REV:-$SERIES_BRANCH}
+	rev=$(git -C "$TREE" rev-parse --verify -q "$want^{commit}") ||
+		die "SERIES_REV=$want is not a commit of build/linux (run make tree first?)"
 	if [ "$(cat "$BENCH/src-series.rev" 2>/dev/null)" != "$rev" ]; then
-		log "exporting $SERIES_BRANCH ($rev) to ${src#"$ROOT"/}"
+		log "exporting $want ($rev) to ${src#"$ROOT"/}"
 		rm -rf "$src" && mkdir -p "$src"
 		git -C "$TREE" archive "$rev" | tar -x -C "$src"
 		echo "$rev" >"$BENCH/src-series.rev"
@@ -113,11 +119,30 @@ fragment() {
 	echo "$f"
 }
 
+# stock_src: pristine 7.3.4 (the base tag), exported like the series.
+# Not lib/guest.sh's stock_tree (build/stock/linux) on purpose: ccache
+# (CCACHE_BASEDIR=build) keys on paths relative to the build directory, and
+# build/bench/stock/linux seen from build/bench/guest-stock is the same
+# ../stock/linux as the selftests' stock tree seen from
+# build/guest-x86_64-stock, so the two stock builds share their objects.
+stock_src() {
+	local src=$BENCH/stock/linux rev
+	rev=$(git -C "$TREE" rev-parse --verify -q "$BASE_TAG^{commit}") ||
+		die "build/linux has no $BASE_TAG: run make tree first"
+	if [ "$(cat "$BENCH/stock.rev" 2>/dev/null)" != "$rev" ]; then
+		log "exporting $BASE_TAG ($rev) to ${src#"$ROOT"/}"
+		rm -rf "$src" && mkdir -p "$src"
+		git -C "$TREE" archive "$rev" | tar -x -C "$src"
+		echo "$rev" >"$BENCH/stock.rev"
+	fi
+	echo "$src"
+}
+
 build_kernels() {
 	local src frag stock
 	src=$(series_src)
 	frag=$(fragment "$src")
-	stock=$(stock_tree)
+	stock=$(stock_src)
 	guest_kernel "$src" "$BENCH/guest-series" x86_64 "$ROOT/lib/guest.config" "$frag"
 	guest_kernel "$stock" "$BENCH/guest-stock" x86_64 "$ROOT/lib/guest.config" "$frag"
 }

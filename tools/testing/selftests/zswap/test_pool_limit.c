@@ -157,22 +157,38 @@ static void describe_exit(const char *cg, pid_t pid, char *why, size_t len)
 			 WEXITSTATUS(status), ooms);
 }
 
-/* Waits for a message while tracking the peak of memory.zswap.current. */
-static int wait_msg_sampling(int fd, const char *cg, long long *peak)
+struct peak_watch {
+	const char *cg;
+	long long peak;
+};
+
+/* Tracks the peak of memory.zswap.current. */
+static void peak_sample(void *arg)
 {
-	uint64_t end = zs_now_ms() + PHASE_TIMEOUT_MS;
+	struct peak_watch *pk = arg;
 	long long cur;
-	int msg;
 
-	do {
-		msg = zs_wait_for_msg(fd, SAMPLE_MS);
-		if (!zs_cg_ll(cg, "memory.zswap.current", &cur) && cur > *peak)
-			*peak = cur;
-		if (msg != -ETIMEDOUT)
-			return msg;
-	} while (zs_now_ms() < end);
+	if (!zs_cg_ll(pk->cg, "memory.zswap.current", &cur) && cur > pk->peak)
+		pk->peak = cur;
+}
 
-	return -ETIMEDOUT;
+/*
+ * Explains why the workload did not send the expected message: stuck
+ * (killed here) or gone.
+ */
+static void workload_gone(const char *cg, pid_t pid, int msg, char *why,
+			  size_t len)
+{
+	int status;
+
+	if (msg != -ETIMEDOUT) {
+		describe_exit(cg, pid, why, len);
+		return;
+	}
+	kill(pid, SIGKILL);
+	zs_wait_for_exit(pid, &status, 5000);
+	snprintf(why, len, "workload made no progress in %d ms",
+		 PHASE_TIMEOUT_MS);
 }
 
 static void append(char *why, size_t len, const char *fmt, long long a,
@@ -197,8 +213,9 @@ static int test_cgroup_zswap_max(char *why, size_t len)
 	 * may be preempted there on a slow guest (one more).
 	 */
 	long long slack = (env.nr_cpus + 2) * env.page_size;
-	long long out_a, out_c, wb_c, peak = 0, ooms = 0;
+	long long out_a, out_c, wb_c, ooms = 0;
 	struct workload w = { .size = A_ALLOC, .second_pass = true };
+	struct peak_watch pk = { 0 };
 	int ret = KSFT_FAIL, rd = -1, wr = -1, status, msg;
 	char path[PATH_MAX];
 	pid_t pid;
@@ -227,13 +244,16 @@ static int test_cgroup_zswap_max(char *why, size_t len)
 		goto out;
 	}
 
-	msg = wait_msg_sampling(rd, cg, &peak);
+	pk.cg = cg;
+	msg = zs_wait_for_msg_sampling(rd, PHASE_TIMEOUT_MS, SAMPLE_MS,
+				       peak_sample, &pk);
 	if (msg != 'A')
 		goto died;
 	out_a = zs_memstat_or(cg, "zswpout", -1);
 
 	zs_send_msg(wr, 'B');
-	msg = wait_msg_sampling(rd, cg, &peak);
+	msg = zs_wait_for_msg_sampling(rd, PHASE_TIMEOUT_MS, SAMPLE_MS,
+				       peak_sample, &pk);
 	if (msg != 'C')
 		goto died;
 	out_c = zs_memstat_or(cg, "zswpout", -1);
@@ -255,9 +275,9 @@ static int test_cgroup_zswap_max(char *why, size_t len)
 	}
 
 	why[0] = '\0';
-	if (peak > (long long)A_ZSWAP_MAX + slack)
+	if (pk.peak > (long long)A_ZSWAP_MAX + slack)
 		append(why, len, "memory.zswap.current peaked at %lld, expected <= %lld",
-		       peak, (long long)A_ZSWAP_MAX + slack);
+		       pk.peak, (long long)A_ZSWAP_MAX + slack);
 	if (wb_c <= 0)
 		append(why, len, "zswpwb is %lld, expected > %lld", wb_c, 0);
 	if (out_a <= 0)
@@ -270,19 +290,12 @@ static int test_cgroup_zswap_max(char *why, size_t len)
 		goto out;
 
 	ksft_print_msg("zswap.max %zu: zswap.current peak %lld, zswpout %lld+%lld, zswpwb %lld\n",
-		       A_ZSWAP_MAX, peak, out_a, out_c - out_a, wb_c);
+		       A_ZSWAP_MAX, pk.peak, out_a, out_c - out_a, wb_c);
 	ret = KSFT_PASS;
 	goto out;
 
 died:
-	if (msg == -ETIMEDOUT) {
-		kill(pid, SIGKILL);
-		snprintf(why, len, "workload made no progress in %d ms",
-			 PHASE_TIMEOUT_MS);
-		zs_wait_for_exit(pid, &status, 5000);
-	} else {
-		describe_exit(cg, pid, why, len);
-	}
+	workload_gone(cg, pid, msg, why, len);
 out:
 	if (rd >= 0)
 		close(rd);
@@ -303,8 +316,9 @@ struct pool_watch {
 };
 
 /* Records whether the pool was seen under the threshold after a limit hit. */
-static void pool_sample(struct pool_watch *pw)
+static void pool_sample(void *arg)
 {
+	struct pool_watch *pw = arg;
 	long long hit;
 
 	if (!pw->hit_seen && !zs_debugfs("pool_limit_hit", &hit) &&
@@ -389,20 +403,10 @@ static int test_global_max_pool(char *why, size_t len)
 		goto out;
 	}
 
-	end = zs_now_ms() + PHASE_TIMEOUT_MS;
-	do {
-		msg = zs_wait_for_msg(rd, SAMPLE_MS);
-		pool_sample(&pw);
-	} while (msg == -ETIMEDOUT && zs_now_ms() < end);
+	msg = zs_wait_for_msg_sampling(rd, PHASE_TIMEOUT_MS, SAMPLE_MS,
+				       pool_sample, &pw);
 	if (msg != 'A') {
-		if (msg == -ETIMEDOUT) {
-			kill(pid, SIGKILL);
-			zs_wait_for_exit(pid, &status, 5000);
-			snprintf(why, len, "workload made no progress in %d ms",
-				 PHASE_TIMEOUT_MS);
-		} else {
-			describe_exit(cg, pid, why, len);
-		}
+		workload_gone(cg, pid, msg, why, len);
 		goto out;
 	}
 

@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@
 
 #define ZS_MAX_KNOBS		32
 #define ZS_MAX_CGROUPS		16
+#define ZS_MAX_HOOKS		4
 #define ZS_BIG_BUF		32768
 
 struct zs_knob {
@@ -40,6 +42,8 @@ static struct zs_knob zs_knobs[ZS_MAX_KNOBS];
 static int zs_nr_knobs;
 static char zs_cgroups[ZS_MAX_CGROUPS][PATH_MAX];
 static int zs_nr_cgroups;
+static void (*zs_hooks[ZS_MAX_HOOKS])(void);
+static int zs_nr_hooks;
 static bool zs_debugfs_mounted;
 static bool zs_cleanup_registered;
 static sig_atomic_t zs_cleaning;
@@ -263,6 +267,9 @@ void zs_cleanup(void)
 		return;
 	zs_cleaning = 1;
 
+	for (i = zs_nr_hooks - 1; i >= 0; i--)
+		zs_hooks[i]();
+
 	/* Children were created after their parents: remove them first. */
 	for (i = zs_nr_cgroups - 1; i >= 0; i--) {
 		if (!zs_cgroups[i][0])
@@ -288,6 +295,15 @@ void zs_cleanup(void)
 		zs_debugfs_mounted = false;
 
 	zs_cleaning = 0;
+}
+
+int zs_on_cleanup(void (*fn)(void))
+{
+	zs_register_cleanup();
+	if (zs_nr_hooks == ZS_MAX_HOOKS)
+		return -ENOSPC;
+	zs_hooks[zs_nr_hooks++] = fn;
+	return 0;
 }
 
 /* Creates @parent/@name, first removing a leftover of an aborted run. */
@@ -519,6 +535,26 @@ int zs_wait_for_msg(int fd, int timeout_ms)
 	}
 }
 
+/*
+ * Waits for one byte on @fd like zs_wait_for_msg(), calling @sample every
+ * @interval_ms meanwhile (and once more when the byte arrives).
+ */
+int zs_wait_for_msg_sampling(int fd, int timeout_ms, int interval_ms,
+			     void (*sample)(void *arg), void *arg)
+{
+	uint64_t end = zs_now_ms() + timeout_ms;
+	int msg;
+
+	do {
+		msg = zs_wait_for_msg(fd, interval_ms);
+		sample(arg);
+		if (msg != -ETIMEDOUT)
+			return msg;
+	} while (zs_now_ms() < end);
+
+	return -ETIMEDOUT;
+}
+
 int zs_send_msg(int fd, char msg)
 {
 	ssize_t n;
@@ -680,6 +716,156 @@ void zs_setup(struct zs_env *env, long long min_free_swap_kb)
 	snprintf(path, sizeof(path), "%s/enabled", ZSWAP_PARAM_DIR);
 	if (zs_read_file(path, val, sizeof(val)) < 0 || val[0] != 'Y')
 		ksft_exit_skip("zswap did not stay enabled\n");
+}
+
+/* Maps a device number to its whole disk, where iocost is configured. */
+int zs_whole_disk(dev_t dev, struct zs_disk *d)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition",
+		 major(dev), minor(dev));
+	if (!access(path, F_OK))
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../dev",
+			 major(dev), minor(dev));
+	else
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dev",
+			 major(dev), minor(dev));
+
+	n = zs_read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	if (sscanf(buf, "%u:%u", &d->maj, &d->min) != 2)
+		return -EINVAL;
+	return 0;
+}
+
+bool zs_same_disk(const struct zs_disk *a, const struct zs_disk *b)
+{
+	return a->maj == b->maj && a->min == b->min;
+}
+
+/* Enables the io controller for the root's children; undone at exit. */
+int zs_io_controller_enable(const struct zs_env *env)
+{
+	char path[PATH_MAX + 32];
+
+	if (cg_read_strstr(env->cgroot, "cgroup.controllers", "io"))
+		return -ENODEV;
+	if (!cg_read_strstr(env->cgroot, "cgroup.subtree_control", "io"))
+		return 0;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", env->cgroot);
+	return zs_knob_set_restore(path, "+io", "-io");
+}
+
+/*
+ * The restore value for an io.cost.qos/model line: the old line itself, or
+ * "ctrl=auto" (with the old enable state), since writing back the numbers
+ * the kernel computed would make them user settings.
+ */
+static void zs_iocost_restore(const char *path, const struct zs_disk *d,
+			      bool qos, char *out, size_t len)
+{
+	char buf[4096], prefix[32], *line, *save;
+	int enable = 0;
+
+	snprintf(prefix, sizeof(prefix), "%u:%u ", d->maj, d->min);
+	if (qos)
+		snprintf(out, len, "%u:%u enable=0 ctrl=auto", d->maj, d->min);
+	else
+		snprintf(out, len, "%u:%u ctrl=auto", d->maj, d->min);
+
+	if (zs_read_file(path, buf, sizeof(buf)) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, prefix, strlen(prefix)))
+			continue;
+		if (strstr(line, "ctrl=user")) {
+			snprintf(out, len, "%s", line);
+		} else if (qos) {
+			if (strstr(line, "enable=1"))
+				enable = 1;
+			snprintf(out, len, "%u:%u enable=%d ctrl=auto",
+				 d->maj, d->min, enable);
+		}
+		return;
+	}
+}
+
+/*
+ * Enables iocost on @d with the given io.cost.qos and io.cost.model
+ * settings (without the MAJ:MIN prefix); both are put back at exit.
+ * Returns 0, or -1 with @why filled in.
+ */
+int zs_iocost_enable(const struct zs_env *env, const struct zs_disk *d,
+		     const char *qos, const char *model, char *why, size_t len)
+{
+	char qos_path[PATH_MAX + 16], model_path[PATH_MAX + 16];
+	char val[ZS_VAL_LEN], restore[ZS_VAL_LEN];
+	int ret;
+
+	snprintf(qos_path, sizeof(qos_path), "%s/io.cost.qos", env->cgroot);
+	snprintf(model_path, sizeof(model_path), "%s/io.cost.model",
+		 env->cgroot);
+	if (access(qos_path, F_OK) || access(model_path, F_OK)) {
+		snprintf(why, len, "no io.cost.qos (CONFIG_BLK_CGROUP_IOCOST)");
+		return -1;
+	}
+
+	zs_iocost_restore(qos_path, d, true, restore, sizeof(restore));
+	snprintf(val, sizeof(val), "%u:%u %s", d->maj, d->min, qos);
+	ret = zs_knob_set_restore(qos_path, val, restore);
+	if (ret) {
+		snprintf(why, len, "cannot enable iocost on %u:%u (\"%s\"): %s",
+			 d->maj, d->min, val, strerror(-ret));
+		return -1;
+	}
+
+	zs_iocost_restore(model_path, d, false, restore, sizeof(restore));
+	snprintf(val, sizeof(val), "%u:%u %s", d->maj, d->min, model);
+	ret = zs_knob_set_restore(model_path, val, restore);
+	if (ret) {
+		snprintf(why, len, "cannot set the iocost model (\"%s\"): %s",
+			 val, strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/* Finds "@key=<number>" in the @d line of @cg's io.stat; -1 if absent. */
+long long zs_io_stat(const char *cg, const struct zs_disk *d, const char *key)
+{
+	char buf[4096], prefix[32], *line, *save, *p;
+	size_t klen = strlen(key);
+
+	if (cg_read(cg, "io.stat", buf, sizeof(buf)))
+		return -1;
+	snprintf(prefix, sizeof(prefix), "%u:%u ", d->maj, d->min);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, prefix, strlen(prefix)))
+			continue;
+		for (p = strstr(line, key); p; p = strstr(p + 1, key))
+			if (p[-1] == ' ' && p[klen] == '=')
+				return strtoll(p + klen + 1, NULL, 10);
+	}
+	return -1;
+}
+
+/* Total "full" stall in us from @cg's @res.pressure, -1 without PSI. */
+long long zs_psi_full_us(const char *cg, const char *res)
+{
+	char file[32], buf[512], *p;
+
+	snprintf(file, sizeof(file), "%s.pressure", res);
+	if (cg_read(cg, file, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "full ");
+	if (p)
+		p = strstr(p, "total=");
+	return p ? strtoll(p + 6, NULL, 10) : -1;
 }
 
 const char *zs_pattern_name(enum zs_pattern pat)

@@ -48,6 +48,8 @@ int zs_knob_set(const char *path, const char *val);
 int zs_knob_set_restore(const char *path, const char *val, const char *restore);
 int zs_param_set(const char *name, const char *val);
 void zs_cleanup(void);
+/* Called first by zs_cleanup(), last registered first; must be idempotent. */
+int zs_on_cleanup(void (*fn)(void));
 
 /* Cgroups made by a test are removed at exit too. */
 char *zs_cg_create(const char *parent, const char *name);
@@ -73,12 +75,28 @@ int zs_wait_for_memstat_above(const char *cg, const char *field,
 int zs_wait_for_debugfs_at_most(const char *name, long long limit,
 				int timeout_ms, long long *val);
 int zs_wait_for_msg(int fd, int timeout_ms);
+int zs_wait_for_msg_sampling(int fd, int timeout_ms, int interval_ms,
+			     void (*sample)(void *arg), void *arg);
 int zs_send_msg(int fd, char msg);
 int zs_wait_for_exit(pid_t pid, int *status, int timeout_ms);
 
 /* Environment; zs_setup() calls ksft_exit_skip() when a need is not met. */
 void zs_setup(struct zs_env *env, long long min_free_swap_kb);
 int zs_parse_swaps(struct zs_env *env);
+
+/* Block devices and iocost */
+struct zs_disk {
+	unsigned int maj;
+	unsigned int min;
+};
+
+int zs_whole_disk(dev_t dev, struct zs_disk *d);
+bool zs_same_disk(const struct zs_disk *a, const struct zs_disk *b);
+int zs_io_controller_enable(const struct zs_env *env);
+int zs_iocost_enable(const struct zs_env *env, const struct zs_disk *d,
+		     const char *qos, const char *model, char *why, size_t len);
+long long zs_io_stat(const char *cg, const struct zs_disk *d, const char *key);
+long long zs_psi_full_us(const char *cg, const char *res);
 
 /* Page contents */
 enum zs_pattern {

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cost of zswap writeback IO: batching, LRU placement, and the race of a
+ * faulting task with batched writeback.
+ *
+ *   1. pages_per_request: entries stored in slot order (MADV_PAGEOUT of one
+ *      range) are written back by the shrinker (memory.reclaim on a cgroup
+ *      whose anon memory is all in zswap). The pages per write bio
+ *      (pswpout / nrswpout in /proc/vmstat) must reach ZS_MIN_PAGES_PER_BIO;
+ *      unbatched writeback gives exactly 1.00. The swap partition's own
+ *      pages per request (/sys/dev/block/.../stat) are printed with it.
+ *   2. rotation: with an older resident range next to them, N entries are
+ *      written back (through memory.zswap.max), then memory.reclaim asks
+ *      for N pages. Written-back folios that reach the inactive tail are
+ *      reclaimed first, for free: swap usage must not grow by more than
+ *      N / 4. Folios left in the per-CPU LRU-add batch are skipped by the
+ *      rotation, and reclaim swaps out the older range instead.
+ *   3. fault_race: a task faults on all its zswap entries while reclaim
+ *      drives batched writeback of the same entries; it must finish within
+ *      RACE_TIMEOUT_MS with every page intact.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "cgroup_util.h"
+#include "zswap_util.h"
+
+#define BATCH_MEM_MAX		ZS_MB(256)
+#define BATCH_SIZE		ZS_MB(16)
+#define BATCH_SEED		0x6261746368ULL
+#define PHASE_TIMEOUT_MS	60000
+#define RACE_TIMEOUT_MS		60000
+/*
+ * A walk writes back up to SWAP_CLUSTER_MAX (32) entries; entries stored
+ * in slot order merge into one bio per walk. Walks cut short (the worker's
+ * last chunk, the in-place fallback, an allocation that must reclaim)
+ * give smaller bios; 4 keeps a wide margin above the 1.00 of unbatched
+ * writeback while allowing for those.
+ */
+#define ZS_MIN_PAGES_PER_BIO	4.0
+/*
+ * New entries are referenced: a store over memory.zswap.max rotates 32 of
+ * them before writing any back. npages / 32 stores clear W's marks, the
+ * next npages / 64 write back about half of W.
+ */
+#define NR_S(npages)		((npages) * 3 / 64)
+
+static struct zs_env env;
+
+/* Lives in a shared mapping charged to the parent, not to the cgroup. */
+struct shared {
+	long bad;
+	long first_bad;
+	uint64_t verify_ms;
+	uint64_t csum[];
+};
+
+/**
+ * struct child - the task whose memory the cases move around
+ * @npages: pages in each of its ranges
+ * @sh: checksums and verdicts
+ * @rd: commands from the parent
+ * @wr: replies to the parent
+ *
+ * Ranges: W, the pages that go to zswap (compressible, checksummed); H,
+ * resident pages faulted in before W is paged out; S (NR_S(npages) pages),
+ * whose stores drive memory.zswap.max writeback. Commands: 'O' page W out, 'S' fill
+ * and page S out, 'V' read W back and verify it, 'X' exit. Each is
+ * answered with its lower-case letter, or 'e' on failure.
+ */
+struct child {
+	size_t npages;
+	struct shared *sh;
+	int rd;
+	int wr;
+	int close_fds[2];
+};
+
+static int child_fn(void *arg)
+{
+	struct child *c = arg;
+	size_t len = c->npages * env.page_size, i;
+	char *w, *h, *s;
+	uint64_t t0;
+	int msg;
+
+	close(c->close_fds[0]);
+	close(c->close_fds[1]);
+	w = mmap(NULL, 3 * len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED)
+		return 3;
+	h = w + len;
+	s = h + len;
+	/* Order-0 folios: slot order is page order. */
+	madvise(w, 3 * len, MADV_NOHUGEPAGE);
+	for (i = 0; i < c->npages; i++) {
+		zs_fill_page(w + i * env.page_size, env.page_size,
+			     ZS_PAT_COMPRESSIBLE, BATCH_SEED ^ i);
+		c->sh->csum[i] = zs_csum(w + i * env.page_size, env.page_size);
+	}
+	for (i = 0; i < c->npages; i++)
+		zs_fill_page(h + i * env.page_size, env.page_size,
+			     ZS_PAT_COMPRESSIBLE, ~BATCH_SEED ^ i);
+	zs_send_msg(c->wr, 'f');
+
+	for (;;) {
+		msg = zs_wait_for_msg(c->rd, PHASE_TIMEOUT_MS);
+		switch (msg) {
+		case 'O':
+			msg = madvise(w, len, MADV_PAGEOUT) ? 'e' : 'o';
+			break;
+		case 'S':
+			for (i = 0; i < NR_S(c->npages); i++)
+				zs_fill_page(s + i * env.page_size, env.page_size,
+					     ZS_PAT_COMPRESSIBLE, BATCH_SEED + i);
+			msg = madvise(s, NR_S(c->npages) * env.page_size,
+				      MADV_PAGEOUT) ? 'e' : 's';
+			break;
+		case 'V':
+			t0 = zs_now_ms();
+			c->sh->bad = 0;
+			c->sh->first_bad = -1;
+			for (i = 0; i < c->npages; i++) {
+				if (zs_csum(w + i * env.page_size, env.page_size) ==
+				    c->sh->csum[i])
+					continue;
+				if (!c->sh->bad++)
+					c->sh->first_bad = i;
+			}
+			c->sh->verify_ms = zs_now_ms() - t0;
+			msg = 'v';
+			break;
+		case 'X':
+			return 0;
+		default:
+			return 4;
+		}
+		zs_send_msg(c->wr, msg);
+	}
+}
+
+/**
+ * struct cs - one case's cgroup and child
+ * @cg: the cgroup
+ * @c: the child's arguments
+ * @pid: the child
+ * @shsize: size of @c.sh
+ */
+struct cs {
+	char *cg;
+	struct child c;
+	pid_t pid;
+	size_t shsize;
+};
+
+/* Sends @cmd to the child and waits for @reply; 0 or -1 with @why. */
+static int ask(struct cs *k, char cmd, char reply, int timeout_ms,
+	       char *why, size_t len)
+{
+	int msg;
+
+	zs_send_msg(k->c.wr, cmd);
+	msg = zs_wait_for_msg(k->c.rd, timeout_ms);
+	if (msg == reply)
+		return 0;
+	snprintf(why, len, "child: '%c' answered %s", cmd,
+		 msg == -ETIMEDOUT ? "nothing in time" :
+		 msg == 'e' ? "with an error" : "by dying");
+	return -1;
+}
+
+/* A cgroup with a filled child in it; 0 or -1 with @why. */
+static int case_start(struct cs *k, const char *name, char *why, size_t len)
+{
+	int c2p[2], p2c[2];
+
+	memset(k, 0, sizeof(*k));
+	k->cg = zs_cg_create(env.cgroot, name);
+	if (!k->cg) {
+		snprintf(why, len, "cannot create cgroup %s", name);
+		return -1;
+	}
+	if (cg_write_numeric(k->cg, "memory.max", BATCH_MEM_MAX) ||
+	    cg_write(k->cg, "memory.zswap.max", "max") ||
+	    cg_write(k->cg, "memory.zswap.writeback", "1")) {
+		snprintf(why, len, "cannot configure %s", k->cg);
+		return -1;
+	}
+	k->c.npages = BATCH_SIZE / env.page_size;
+	k->shsize = sizeof(*k->c.sh) + k->c.npages * sizeof(uint64_t);
+	k->c.sh = mmap(NULL, k->shsize, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (k->c.sh == MAP_FAILED || pipe(c2p) || pipe(p2c)) {
+		snprintf(why, len, "mmap/pipe: %s", strerror(errno));
+		return -1;
+	}
+	memset(k->c.sh, 0, k->shsize);
+	k->c.wr = c2p[1];
+	k->c.rd = p2c[0];
+	k->c.close_fds[0] = c2p[0];
+	k->c.close_fds[1] = p2c[1];
+	k->pid = zs_cg_spawn(k->cg, child_fn, &k->c);
+	close(c2p[1]);
+	close(p2c[0]);
+	/* From here on, c.rd/c.wr are the parent's ends. */
+	k->c.rd = c2p[0];
+	k->c.wr = p2c[1];
+	if (k->pid < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (zs_wait_for_msg(k->c.rd, PHASE_TIMEOUT_MS) != 'f') {
+		snprintf(why, len, "child did not fill its memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void case_end(struct cs *k)
+{
+	int status;
+
+	if (k->pid > 0) {
+		zs_send_msg(k->c.wr, 'X');
+		if (zs_wait_for_exit(k->pid, &status, 10000)) {
+			kill(k->pid, SIGKILL);
+			zs_wait_for_exit(k->pid, &status, 5000);
+		}
+		close(k->c.rd);
+		close(k->c.wr);
+	}
+	if (k->cg) {
+		zs_cg_destroy(k->cg, 10000);
+		free(k->cg);
+	}
+	if (k->c.sh && k->c.sh != MAP_FAILED)
+		munmap(k->c.sh, k->shsize);
+}
+
+/* Pages W to zswap; 0 or -1 with @why (also when too little got there). */
+static int page_out(struct cs *k, char *why, size_t len)
+{
+	long long before, after;
+
+	before = zs_memstat_or(k->cg, "zswpout", 0);
+	if (ask(k, 'O', 'o', PHASE_TIMEOUT_MS, why, len))
+		return -1;
+	after = zs_memstat_or(k->cg, "zswpout", 0);
+	if (after - before < (long long)k->c.npages / 2) {
+		snprintf(why, len, "only %lld of %zu pages went to zswap",
+			 after - before, k->c.npages);
+		return -1;
+	}
+	return 0;
+}
+
+/* The swap partition's write requests and sectors, from its stat file. */
+static int swap_disk_writes(long long *ios, long long *sectors)
+{
+	unsigned long long v[7];
+	char path[PATH_MAX], buf[256];
+	struct stat st;
+
+	if (stat(env.swap_path, &st) || !S_ISBLK(st.st_mode))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat",
+		 major(st.st_rdev), minor(st.st_rdev));
+	if (zs_read_file(path, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6]) != 7)
+		return -1;
+	*ios = v[4];
+	*sectors = v[6];
+	return 0;
+}
+
+/* Waits until no page is under writeback (bounded). */
+static void wait_writeback_done(void)
+{
+	uint64_t end = zs_now_ms() + 10000;
+	long long n;
+
+	while (zs_now_ms() < end) {
+		if (zs_vmstat("nr_writeback", &n) || n == 0)
+			return;
+		zs_sleep_ms(50);
+	}
+}
+
+static int test_pages_per_request(char *why, size_t len)
+{
+	long long out0, bios0, ios0 = 0, sec0 = 0, wb0;
+	long long out1, bios1, ios1 = 0, sec1 = 0, wb1;
+	bool disk = !swap_disk_writes(&ios0, &sec0);
+	double per_bio, per_req = 0;
+	int res = KSFT_FAIL, i;
+	uint64_t end;
+	struct cs k;
+
+	if (case_start(&k, "zswap_batch_ppr", why, len) || page_out(&k, why, len))
+		goto out;
+
+	zs_vmstat("pswpout", &out0);
+	zs_vmstat("nrswpout", &bios0);
+	disk = !swap_disk_writes(&ios0, &sec0);
+	wb0 = zs_memstat_or(k.cg, "zswpwb", 0);
+	/* Only zswap is left to shrink: reclaim drives the shrinker. */
+	end = zs_now_ms() + PHASE_TIMEOUT_MS;
+	for (i = 0; zs_now_ms() < end; i++) {
+		cg_write(k.cg, "memory.reclaim", "8M");
+		if (zs_memstat_or(k.cg, "zswpwb", 0) - wb0 >= (long long)k.c.npages / 2)
+			break;
+		zs_sleep_ms(100);
+	}
+	wait_writeback_done();
+	zs_vmstat("pswpout", &out1);
+	zs_vmstat("nrswpout", &bios1);
+	if (disk)
+		disk = !swap_disk_writes(&ios1, &sec1);
+	wb1 = zs_memstat_or(k.cg, "zswpwb", 0);
+
+	ksft_print_msg("pages_per_request: zswpwb +%lld, pswpout +%lld, nrswpout +%lld\n",
+		       wb1 - wb0, out1 - out0, bios1 - bios0);
+	ksft_print_msg("pages_per_request: disk writes +%lld (%lld sectors), %d reclaim calls\n",
+		       ios1 - ios0, sec1 - sec0, i + 1);
+	if (wb1 - wb0 < 32 || bios1 == bios0) {
+		snprintf(why, len, "no writeback to measure (zswpwb +%lld, nrswpout +%lld)",
+			 wb1 - wb0, bios1 - bios0);
+		goto out;
+	}
+	per_bio = (double)(out1 - out0) / (bios1 - bios0);
+	if (disk && ios1 > ios0)
+		per_req = (double)(sec1 - sec0) * 512 / env.page_size / (ios1 - ios0);
+	ksft_print_msg("pages_per_request: %.2f pages per write bio, %.2f per disk request\n",
+		       per_bio, per_req);
+	if (per_bio < ZS_MIN_PAGES_PER_BIO) {
+		snprintf(why, len, "%.2f pages per write bio, expected at least %.1f",
+			 per_bio, ZS_MIN_PAGES_PER_BIO);
+		goto out;
+	}
+	res = KSFT_PASS;
+out:
+	case_end(&k);
+	return res;
+}
+
+static int test_rotation(char *why, size_t len)
+{
+	long long wb0, wb1, swap0, swap1, n, grew;
+	int res = KSFT_FAIL, i;
+	char amount[32];
+	struct cs k;
+
+	if (case_start(&k, "zswap_batch_rot", why, len) || page_out(&k, why, len))
+		goto out;
+
+	/*
+	 * Every store over memory.zswap.max walks 32 of the oldest entries
+	 * (W's): S's stores write about half of W back (see NR_S()).
+	 */
+	wb0 = zs_memstat_or(k.cg, "zswpwb", 0);
+	if (cg_write(k.cg, "memory.zswap.max", "4096")) {
+		snprintf(why, len, "cannot set memory.zswap.max");
+		goto out;
+	}
+	i = ask(&k, 'S', 's', PHASE_TIMEOUT_MS, why, len);
+	cg_write(k.cg, "memory.zswap.max", "max");
+	if (i)
+		goto out;
+	wait_writeback_done();
+	wb1 = zs_memstat_or(k.cg, "zswpwb", 0);
+	n = wb1 - wb0;
+	if (n < 64) {
+		snprintf(why, len, "only %lld entries written back, expected at least 64", n);
+		goto out;
+	}
+
+	if (zs_cg_ll(k.cg, "memory.swap.current", &swap0)) {
+		snprintf(why, len, "no memory.swap.current");
+		goto out;
+	}
+	snprintf(amount, sizeof(amount), "%lld", n * env.page_size);
+	cg_write(k.cg, "memory.reclaim", amount);
+	wait_writeback_done();
+	zs_cg_ll(k.cg, "memory.swap.current", &swap1);
+	grew = (swap1 - swap0) / env.page_size;
+
+	ksft_print_msg("rotation: %lld written back and reclaimed: swap +%lld (limit %lld)\n",
+		       n, grew, n / 4);
+	if (grew > n / 4) {
+		snprintf(why, len,
+			 "swap +%lld pages reclaiming %lld written back, expected <= %lld",
+			 grew, n, n / 4);
+		goto out;
+	}
+	res = KSFT_PASS;
+out:
+	case_end(&k);
+	return res;
+}
+
+/* Drives reclaim, hence shrinker writeback, until killed or @ms pass. */
+static void reclaim_loop(const char *cg, int ms)
+{
+	uint64_t end = zs_now_ms() + ms;
+
+	while (zs_now_ms() < end) {
+		cg_write(cg, "memory.reclaim", "16M");
+		zs_sleep_ms(20);
+	}
+	_exit(0);
+}
+
+static int test_fault_race(char *why, size_t len)
+{
+	long long wb0, wb1, in0, in1;
+	int res = KSFT_FAIL, status;
+	pid_t reclaimer;
+	struct cs k;
+
+	if (case_start(&k, "zswap_batch_race", why, len) || page_out(&k, why, len))
+		goto out;
+
+	wb0 = zs_memstat_or(k.cg, "zswpwb", 0);
+	in0 = zs_memstat_or(k.cg, "zswpin", 0);
+	fflush(stdout);
+	reclaimer = fork();
+	if (reclaimer < 0) {
+		snprintf(why, len, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (!reclaimer)
+		reclaim_loop(k.cg, 2 * RACE_TIMEOUT_MS);
+	/*
+	 * Once writeback runs, fault on the same entries, oldest first, as
+	 * the walks take them.
+	 */
+	if (zs_wait_for_memstat_above(k.cg, "zswpwb", wb0 + 63, 20000, &wb1)) {
+		kill(reclaimer, SIGKILL);
+		zs_wait_for_exit(reclaimer, &status, 5000);
+		snprintf(why, len, "no writeback started within 20 s (zswpwb +%lld)",
+			 wb1 - wb0);
+		res = KSFT_SKIP;
+		goto out;
+	}
+	if (ask(&k, 'V', 'v', RACE_TIMEOUT_MS, why, len)) {
+		kill(reclaimer, SIGKILL);
+		zs_wait_for_exit(reclaimer, &status, 5000);
+		goto out;
+	}
+	kill(reclaimer, SIGKILL);
+	zs_wait_for_exit(reclaimer, &status, 5000);
+	wb1 = zs_memstat_or(k.cg, "zswpwb", 0);
+	in1 = zs_memstat_or(k.cg, "zswpin", 0);
+
+	ksft_print_msg("fault_race: %zu pages read back in %llu ms, %ld corrupt\n",
+		       k.c.npages, (unsigned long long)k.c.sh->verify_ms, k.c.sh->bad);
+	ksft_print_msg("fault_race: meanwhile zswpwb +%lld, zswpin +%lld\n",
+		       wb1 - wb0, in1 - in0);
+	if (k.c.sh->bad) {
+		snprintf(why, len, "%ld pages corrupt (first: page %ld), expected 0",
+			 k.c.sh->bad, k.c.sh->first_bad);
+		goto out;
+	}
+	res = KSFT_PASS;
+out:
+	case_end(&k);
+	return res;
+}
+
+static void report(int res, const char *name, const char *why)
+{
+	if (res == KSFT_PASS) {
+		ksft_test_result_pass("%s\n", name);
+	} else if (res == KSFT_SKIP) {
+		ksft_test_result_skip("%s: %s\n", name, why);
+	} else {
+		ksft_print_msg("%s: %s\n", name, why);
+		ksft_test_result_fail("%s\n", name);
+	}
+}
+
+int main(void)
+{
+	char why[512];
+	int res;
+
+	ksft_print_header();
+	zs_setup(&env, 3 * BATCH_SIZE / 1024 * 2);
+	if (zs_param_set("shrinker_enabled", "Y"))
+		ksft_exit_skip("cannot switch the zswap shrinker on\n");
+	ksft_set_plan(3);
+
+	why[0] = '\0';
+	res = test_pages_per_request(why, sizeof(why));
+	report(res, "pages_per_request", why);
+
+	why[0] = '\0';
+	res = test_rotation(why, sizeof(why));
+	report(res, "rotation", why);
+
+	why[0] = '\0';
+	res = test_fault_race(why, sizeof(why));
+	report(res, "fault_race", why);
+
+	ksft_finished();
+}
