@@ -145,7 +145,8 @@ do_check() {
 	done
 	# The cover letter is current: right count, every subject, the base.
 	n=$(series_patches | wc -l)
-	if ! grep -q "^Subject: \[PATCH 0/$n\] " "$PATCHES/$COVER" 2>/dev/null; then
+	# git format-patch pads the zero to the width of N (00/11).
+	if ! grep -qE "^Subject: \[PATCH 0+/$n\] " "$PATCHES/$COVER" 2>/dev/null; then
 		echo "export check: the cover letter is not 'PATCH 0/$n'" >&2
 		bad=1
 	fi
