@@ -11,7 +11,7 @@
 #   Built with ccache in a build directory of its own per source tree
 #   (kbuild's O= belongs to one tree): build/guest-x86_64 for build/linux,
 #   build/guest-x86_64-NAME for another tree build/NAME, and
-#   build/guest-x86_64-stock for the unpatched kernel.
+#   build/stock/guest-x86_64 for the unpatched kernel.
 # - --kernel stock boots pristine 7.3.4 (lib/guest.sh stock_tree) with the
 #   selftests of --tree: the cases that pin the series' behaviour must fail.
 # - The selftests (--targets, default "zswap") are built and installed on
@@ -90,6 +90,10 @@ if [ "$vm" = um ]; then
 	SWAP_DEV=/dev/ubda1 SIBLING_DEV=/dev/ubda2 SCRATCH_DEV=/dev/ubda3
 else
 	GARCH=x86_64 GDIR=$BUILD/guest-x86_64$ksuffix
+	# build/stock/guest-x86_64 sees its tree as ../linux, as build/
+	# guest-x86_64 sees build/linux: ccache (CCACHE_BASEDIR=build) then
+	# reuses every object the series does not change.
+	[ "$kernel" = stock ] && GDIR=$BUILD/stock/guest-x86_64
 	GBASE=$ROOT/lib/guest.config
 	SWAP_DEV=/dev/vda1 SIBLING_DEV=/dev/vda2 SCRATCH_DEV=/dev/vda3
 fi
@@ -111,6 +115,12 @@ if [ -z "$tests" ]; then
 	done
 fi
 select_args=""
+# Upstream's cgroup programs have no settings file, so kselftest's default
+# of 45 s per program applies: too short for test_zswap on a TCG guest.
+# With the cgroup target, every program gets the zswap settings' timeout.
+case " $targets " in
+*" cgroup "*) select_args=" -o $(sed -n 's/^timeout=//p' "$tree/tools/testing/selftests/zswap/settings")" ;;
+esac
 for t in $tests; do
 	case $t in
 	*:*) select_args="$select_args -t $t" ;;
