@@ -3,6 +3,7 @@
 # The benchmark (issue 6): lib/bench.sh [--profile quick|standard]
 #                                      [--rounds N] [--arms 'A B C']
 #                                      [--scenarios 'mild heavy']
+#                                      [--results DIR]
 #        lib/bench.sh --summary RESULTS_DIR    (tables and figures again)
 # (PROFILE=... in the environment does the same as --profile; SERIES_REV
 # names the commit of build/linux that arm C runs, default branch series.)
@@ -19,6 +20,9 @@
 # iocost runs on the disk with a linear model equal to that throttle and a
 # fixed vrate (see docs/results.md). The workload is bench/cachebench in a
 # cgroup under memory.max; lib/bench-guest.sh is the guest side.
+#
+# --results DIR adds the runs to DIR (e.g. the arms of one round run as
+# two invocations) instead of a new directory.
 #
 # Output: build/bench/results/<timestamp>/<round>-<scenario>-<arm>/ (raw
 # kernel files, run.json), summary.md and figures there; the summary and
@@ -37,10 +41,10 @@ BENCH_BPS=16777216
 ALL_ARMS="A B C"
 ALL_SCENARIOS="mild heavy"
 
-profile=${PROFILE:-quick} rounds="" arms=$ALL_ARMS scenarios=$ALL_SCENARIOS summary_only=""
+profile=${PROFILE:-quick} rounds="" arms=$ALL_ARMS scenarios=$ALL_SCENARIOS summary_only="" results=""
 
 usage() {
-	die "usage: lib/bench.sh [--profile quick|standard] [--rounds N] [--arms 'A B C'] [--scenarios 'mild heavy'] | --summary DIR"
+	die "usage: lib/bench.sh [--profile quick|standard] [--rounds N] [--arms 'A B C'] [--scenarios 'mild heavy'] [--results DIR] | --summary DIR"
 }
 
 parse_args() {
@@ -52,6 +56,7 @@ parse_args() {
 		--arms) arms=$2 ;;
 		--scenarios) scenarios=$2 ;;
 		--summary) summary_only=$2 ;;
+		--results) results=$2 ;;
 		*) usage ;;
 		esac
 		shift 2
@@ -122,11 +127,11 @@ fragment() {
 # stock_src: pristine 7.3.4 (the base tag), exported like the series.
 # Not lib/guest.sh's stock_tree (build/stock/linux) on purpose: ccache
 # (CCACHE_BASEDIR=build) keys on paths relative to the build directory, and
-# build/bench/stock/linux seen from build/bench/guest-stock is the same
-# ../stock/linux as the selftests' stock tree seen from
-# build/guest-x86_64-stock, so the two stock builds share their objects.
+# build/bench/linux seen from build/bench/guest-stock is the same ../linux
+# as the selftests' stock tree seen from its build (build/stock/linux from
+# build/stock/guest-x86_64), so the two stock builds share their objects.
 stock_src() {
-	local src=$BENCH/stock/linux rev
+	local src=$BENCH/linux rev
 	rev=$(git -C "$TREE" rev-parse --verify -q "$BASE_TAG^{commit}") ||
 		die "build/linux has no $BASE_TAG: run make tree first"
 	if [ "$(cat "$BENCH/stock.rev" 2>/dev/null)" != "$rev" ]; then
@@ -158,18 +163,27 @@ build_workload() {
 		make -C "$ROOT/bench" O="$BENCH" "$BENCH/cachebench"
 }
 
-# make_disk: the same layout as the selftest guest: swap, then the
-# sibling's raw partition. Re-made for every arm so each starts alike.
+# make_disk IMG: the same layout as the selftest guest: swap, then the
+# sibling's raw partition. One per arm (sparse, removed after the run),
+# so each starts alike.
 make_disk() {
-	rm -f "$BENCH/disk.img"
-	truncate -s 1536M "$BENCH/disk.img"
-	printf 'label: dos\n,768M,S\n,,L\n' | sfdisk -q "$BENCH/disk.img" >/dev/null
+	rm -f "$1"
+	truncate -s 1536M "$1"
+	printf 'label: dos\n,768M,S\n,,L\n' | sfdisk -q "$1" >/dev/null
 }
 
 arm_gdir() {
 	case $1 in
 	A|B) echo "$BENCH/guest-stock" ;;
 	C) echo "$BENCH/guest-series" ;;
+	esac
+}
+
+# arm_commit ARM: the commit its kernel was built from (the export's).
+arm_commit() {
+	case $1 in
+	A|B) cat "$BENCH/stock.rev" ;;
+	C) cat "$BENCH/src-series.rev" ;;
 	esac
 }
 
@@ -198,6 +212,7 @@ write_params() {
 BENCH_ROUND=$round
 BENCH_SCENARIO=$scen
 BENCH_ARM=$arm
+BENCH_KERNEL_COMMIT=$(arm_commit "$arm")
 BENCH_SHRINKER=$(arm_shrinker "$arm")
 BENCH_MEM_MAX=$MEM_MAX
 BENCH_SIBLING_DEPTH=$(scenario_depth "$scen")
@@ -219,7 +234,7 @@ guest_cmd() {
 	kvm_usable "$bz" && accel=""
 	printf '%s\n' vng --run "$bz" $accel --memory "$GUEST_MEM" --cpus "$GUEST_CPUS" \
 		--verbose --rwdir=/tmp/bench-out="$dir" \
-		"--qemu-opts=-drive file=$BENCH/disk.img,if=none,id=benchdisk,format=raw,throttling.iops-total=$BENCH_IOPS,throttling.bps-total=$BENCH_BPS -device virtio-blk-pci,drive=benchdisk" \
+		"--qemu-opts=-drive file=$dir/disk.img,if=none,id=benchdisk,format=raw,throttling.iops-total=$BENCH_IOPS,throttling.bps-total=$BENCH_BPS -device virtio-blk-pci,drive=benchdisk" \
 		--exec "$ROOT/lib/bench-guest.sh /tmp/bench-out"
 }
 
@@ -244,12 +259,13 @@ run_arm() {
 	dir=$res/$round-$scen-$arm
 	mkdir -p "$dir"
 	write_params "$dir" "$round" "$scen" "$arm"
-	make_disk
+	make_disk "$dir/disk.img"
 	mapfile -t cmd < <(guest_cmd "$dir" "$arm")
 	printf '%s\n' "${cmd[@]}" >"$dir/command"
 	t0=$(date +%s)
 	vm_run_timed "$dir/console.log" "$GUEST_TIMEOUT" "${cmd[@]}" || rc=$?
 	echo "$rc" >"$dir/vm.rc"
+	rm -f "$dir/disk.img"
 	echo $(($(date +%s) - t0)) >"$dir/wall_s"
 	"$PY" "$ROOT/bench/summary.py" parse "$dir" >/dev/null
 	printf '[%d/%d] round %d %-5s arm %s (%ss): %s\n' "$n" "$total" "$round" "$scen" "$arm" \
@@ -270,13 +286,13 @@ rotate() {
 write_meta() {
 	local res=$1
 	{
-		echo "command=make bench PROFILE=$profile${rounds:+ --rounds $rounds}"
+		echo "command=lib/bench.sh $BENCH_ARGS"
 		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "profile=$profile rounds=$ROUNDS duration_s=$DURATION populate_timeout_s=$POPULATE_TIMEOUT"
 		echo "mem_max=$MEM_MAX wss_mb=$WSS_MB threads=$THREADS deadline_ms=$DEADLINE_MS"
 		echo "guest=qemu TCG (vng), mem $GUEST_MEM, $GUEST_CPUS CPUs"
 		echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
-		echo "series_commit=$(cat "$BENCH/src-series.rev")"
+		echo "series_commit=$(cat "$BENCH/src-series.rev") (exported; each run's params.env has its kernel's commit)"
 		echo "stock_commit=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")"
 		echo "qemu=$(qemu-system-x86_64 --version | head -n1)"
 		echo "vng=$(vng --version 2>&1 | head -n1)"
@@ -310,6 +326,7 @@ summarize() {
 
 main() {
 	local res t0
+	BENCH_ARGS="--profile $profile $*"
 	parse_args "$@"
 	if [ -n "$summary_only" ]; then
 		[ -d "$summary_only" ] || die "--summary $summary_only: no such results directory"
@@ -322,8 +339,9 @@ main() {
 	t0=$(date +%s)
 	build_kernels
 	build_workload
-	res=$BENCH/results/$(date -u +%Y%m%d-%H%M%S)
+	res=${results:-$BENCH/results/$(date -u +%Y%m%d-%H%M%S)}
 	mkdir -p "$res"
+	res=$(cd "$res" && pwd)
 	write_meta "$res"
 	log "benchmark ($profile): $ROUNDS round(s) x scenarios [$scenarios] x arms [$arms] -> ${res#"$ROOT"/}"
 	run_all "$res"
