@@ -111,6 +111,11 @@ static int child_fn(void *arg)
 	for (i = 0; i < c->npages; i++)
 		zs_fill_page(h + i * env.page_size, env.page_size,
 			     ZS_PAT_COMPRESSIBLE, ~BATCH_SEED ^ i);
+	/*
+	 * H is inactive and unreferenced: reclaim would otherwise spare it
+	 * for its young bits, whatever the written-back folios' place.
+	 */
+	madvise(h, len, MADV_COLD);
 	zs_send_msg(c->wr, 'f');
 
 	for (;;) {
