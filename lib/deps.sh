@@ -19,7 +19,7 @@ pkgs_qemu="qemu-system-x86 qemu-system-data"
 pkgs_check="sparse python3-ply python3-git"	# checkpatch runs spdxcheck.py
 # vng's command channel needs udev on the host ("cannot find script I/O ports")
 pkgs_vm="qemu-system-x86 qemu-system-data udev fdisk file kmod python3-argcomplete
-	python3-pkg-resources python3-requests"
+	python3-pkg-resources python3-requests e2fsprogs iproute2"
 pkgs_bench="fio gnuplot-nox build-essential python3"
 VNG_SUITE=trixie
 VNG_VERSION=1.35
