@@ -92,22 +92,30 @@ check_lists() {
 	[ -n "$arms" ] && [ -n "$scenarios" ] || die "no arm or no scenario to run"
 }
 
-# series_src: the series' sources as of branch `series` (or SERIES_REV,
-# any commit of build/linux: a design choice's before/after rows compare
-# two commits), exported (git archive reads build/linux, never changes it)
-# so that the benchmark builds a fixed commit while build/linux is being
-# worked on. The path stays the same, so ccache serves unchanged files.
-series_src() {
-	local src=$BENCH/src-series rev want=${SERIES_REV:-$SERIES_BRANCH}
-	rev=$(git -C "$TREE" rev-parse --verify -q "$want^{commit}") ||
-		die "SERIES_REV=$want is not a commit of build/linux (run make tree first?)"
-	if [ "$(cat "$BENCH/src-series.rev" 2>/dev/null)" != "$rev" ]; then
-		log "exporting $want ($rev) to ${src#"$ROOT"/}"
+# export_rev REV DIR STAMP: DIR holds build/linux's commit REV (git
+# archive reads build/linux, never changes it), re-exported only when STAMP
+# names another commit; prints DIR.
+export_rev() {
+	local rev=$1 src=$2 stamp=$3
+	if [ "$(cat "$stamp" 2>/dev/null)" != "$rev" ]; then
+		log "exporting $rev to ${src#"$ROOT"/}"
 		rm -rf "$src" && mkdir -p "$src"
 		git -C "$TREE" archive "$rev" | tar -x -C "$src"
-		echo "$rev" >"$BENCH/src-series.rev"
+		echo "$rev" >"$stamp"
 	fi
 	echo "$src"
+}
+
+# series_src: the series' sources as of branch `series` (or SERIES_REV,
+# any commit of build/linux: a design choice's before/after rows compare
+# two commits), exported so that the benchmark builds a fixed commit while
+# build/linux is being worked on. The path stays the same, so ccache
+# serves unchanged files.
+series_src() {
+	local rev want=${SERIES_REV:-$SERIES_BRANCH}
+	rev=$(git -C "$TREE" rev-parse --verify -q "$want^{commit}") ||
+		die "SERIES_REV=$want is not a commit of build/linux (run make tree first?)"
+	export_rev "$rev" "$BENCH/src-series" "$BENCH/src-series.rev"
 }
 
 # fragment SRC: the guest options: the series' selftest fragment plus
@@ -131,16 +139,10 @@ fragment() {
 # as the selftests' stock tree seen from its build (build/stock/linux from
 # build/stock/guest-x86_64), so the two stock builds share their objects.
 stock_src() {
-	local src=$BENCH/linux rev
+	local rev
 	rev=$(git -C "$TREE" rev-parse --verify -q "$BASE_TAG^{commit}") ||
 		die "build/linux has no $BASE_TAG: run make tree first"
-	if [ "$(cat "$BENCH/stock.rev" 2>/dev/null)" != "$rev" ]; then
-		log "exporting $BASE_TAG ($rev) to ${src#"$ROOT"/}"
-		rm -rf "$src" && mkdir -p "$src"
-		git -C "$TREE" archive "$rev" | tar -x -C "$src"
-		echo "$rev" >"$BENCH/stock.rev"
-	fi
-	echo "$src"
+	export_rev "$rev" "$BENCH/linux" "$BENCH/stock.rev"
 }
 
 # build_kernels: the guest kernels of the arms to run (one when only C,
