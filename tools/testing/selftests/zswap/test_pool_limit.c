@@ -37,6 +37,8 @@
 #define B_ACCEPT_PCT		50
 #define B_ALLOC_CAP		ZS_MB(256)
 #define B_DRAIN_MS		20000
+#define B_STILL_MS		1000
+#define B_POLL_MS		100
 
 /* How long one phase of the workload may take on a slow TCG guest. */
 #define PHASE_TIMEOUT_MS	90000
@@ -334,11 +336,11 @@ static void pool_sample(void *arg)
 
 static int test_global_max_pool(char *why, size_t len)
 {
-	long long max_pages, thr_pages, pool_max, wb0, wb1, hit1, stored;
+	long long max_pages, thr_pages, pool_max, wb0, wb1, hit1, stored, last;
 	struct workload w = { .second_pass = false };
 	struct pool_watch pw = { .low = -1 };
 	int ret = KSFT_FAIL, rd = -1, wr = -1, status, msg;
-	uint64_t end;
+	uint64_t end, still_since;
 	char val[16];
 	char *cg = NULL;
 	pid_t pid;
@@ -414,15 +416,26 @@ static int test_global_max_pool(char *why, size_t len)
 	 * The pool may have ended the fill between the threshold and the
 	 * limit with stores allowed again (the hysteresis), where nothing
 	 * makes it shrink. Pushing a little more of the workload out makes
-	 * it reach the limit and drain once more.
+	 * it reach the limit and drain once more. Push only while the pool
+	 * has been still for B_STILL_MS: a push during the drain could store
+	 * again right after the worker reached the threshold, and the idle
+	 * workload stores nothing by itself.
 	 */
 	end = zs_now_ms() + B_DRAIN_MS;
+	still_since = zs_now_ms();
+	last = -1;
 	for (;;) {
 		pool_sample(&pw);
 		if (pw.drained || zs_now_ms() >= end)
 			break;
-		cg_write(cg, "memory.reclaim", "2M");
-		zs_sleep_ms(200);
+		if (pw.pool != last) {
+			last = pw.pool;
+			still_since = zs_now_ms();
+		} else if (zs_now_ms() - still_since >= B_STILL_MS) {
+			cg_write(cg, "memory.reclaim", "2M");
+			still_since = zs_now_ms();
+		}
+		zs_sleep_ms(B_POLL_MS);
 	}
 	wb1 = zs_debugfs_or("written_back_pages", -1);
 	hit1 = zs_debugfs_or("pool_limit_hit", -1);
