@@ -9,17 +9,21 @@
  *      (pswpout / nrswpout in /proc/vmstat) must reach ZS_MIN_PAGES_PER_BIO;
  *      unbatched writeback gives exactly 1.00. The swap partition's own
  *      pages per request (/sys/dev/block/.../stat) are printed with it.
- *   2. rotation: with an older resident range next to them, N entries are
- *      written back (through memory.zswap.max), then memory.reclaim asks
- *      for N pages. Written-back folios that reach the inactive tail are
- *      reclaimed first, for free: swap usage must not grow by more than
- *      N / 4. Folios left in the per-CPU LRU-add batch are skipped by the
- *      rotation, and reclaim swaps out the older range instead.
+ *   2. rotation: with an older, cold resident range next to them, fewer
+ *      than ROT_BATCH_MAX entries are written back (through
+ *      memory.zswap.max), then memory.reclaim asks for as many pages. The
+ *      written-back folios sit in the swap cache, clean; once at the
+ *      inactive tail they are reclaimed first, for free. At most a quarter
+ *      of them may still be in memory afterwards (mincore()). Folios left
+ *      in the per-CPU LRU-add batch miss the rotation and stay, and
+ *      reclaim swaps out the older range instead.
  *   3. fault_race: a task faults on all its zswap entries while reclaim
  *      drives batched writeback of the same entries; it must finish within
  *      RACE_TIMEOUT_MS with every page intact.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,11 +52,16 @@
  */
 #define ZS_MIN_PAGES_PER_BIO	4.0
 /*
- * New entries are referenced: a store over memory.zswap.max rotates 32 of
- * them before writing any back. npages / 32 stores clear W's marks, the
- * next npages / 64 write back about half of W.
+ * Rotation: ROT_STORED entries, fewer than the 31 folios of a per-CPU
+ * LRU-add batch, so that without a drain every written-back folio is
+ * still in the batch when its write ends (a fuller batch drains by itself
+ * and hides the bug). A store over memory.zswap.max = 0 scans them all;
+ * new entries are referenced, so it takes one or two stores to write them
+ * back. ROT_PUSH_MAX bounds those stores.
  */
-#define NR_S(npages)		((npages) * 3 / 64)
+#define ROT_STORED		24
+#define ROT_PUSH_MAX		8
+#define ROT_BATCH_MAX		31
 
 static struct zs_env env;
 
@@ -60,6 +69,7 @@ static struct zs_env env;
 struct shared {
 	long bad;
 	long first_bad;
+	long resident;
 	uint64_t verify_ms;
 	uint64_t csum[];
 };
@@ -72,10 +82,13 @@ struct shared {
  * @wr: replies to the parent
  *
  * Ranges: W, the pages that go to zswap (compressible, checksummed); H,
- * resident pages faulted in before W is paged out; S (NR_S(npages) pages),
- * whose stores drive memory.zswap.max writeback. Commands: 'O' page W out, 'S' fill
- * and page S out, 'V' read W back and verify it, 'X' exit. Each is
- * answered with its lower-case letter, or 'e' on failure.
+ * resident pages faulted in before W is paged out, made cold. Commands:
+ * 'O' page W out; 'P' page out the next page of W (a cursor from W's
+ * start); 'M' count how many of the pages 'P' paged out are in memory
+ * (mincore(): mapped or in the swap cache) into @sh->resident and
+ * remember which; 'N' count how many of those are still in memory; 'V'
+ * read W back and verify it; 'X' exit. Each is answered with its
+ * lower-case letter, or 'e' on failure.
  */
 struct child {
 	size_t npages;
@@ -88,21 +101,23 @@ struct child {
 static int child_fn(void *arg)
 {
 	struct child *c = arg;
-	size_t len = c->npages * env.page_size, i;
-	char *w, *h, *s;
+	size_t len = c->npages * env.page_size, i, next = 0;
+	unsigned char *vec, *was;
 	uint64_t t0;
+	char *w, *h;
 	int msg;
 
 	close(c->close_fds[0]);
 	close(c->close_fds[1]);
-	w = mmap(NULL, 3 * len, PROT_READ | PROT_WRITE,
+	vec = malloc(c->npages);
+	was = calloc(c->npages, 1);
+	w = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (w == MAP_FAILED)
+	if (w == MAP_FAILED || !vec || !was)
 		return 3;
 	h = w + len;
-	s = h + len;
 	/* Order-0 folios: slot order is page order. */
-	madvise(w, 3 * len, MADV_NOHUGEPAGE);
+	madvise(w, 2 * len, MADV_NOHUGEPAGE);
 	for (i = 0; i < c->npages; i++) {
 		zs_fill_page(w + i * env.page_size, env.page_size,
 			     ZS_PAT_COMPRESSIBLE, BATCH_SEED ^ i);
@@ -124,12 +139,25 @@ static int child_fn(void *arg)
 		case 'O':
 			msg = madvise(w, len, MADV_PAGEOUT) ? 'e' : 'o';
 			break;
-		case 'S':
-			for (i = 0; i < NR_S(c->npages); i++)
-				zs_fill_page(s + i * env.page_size, env.page_size,
-					     ZS_PAT_COMPRESSIBLE, BATCH_SEED + i);
-			msg = madvise(s, NR_S(c->npages) * env.page_size,
-				      MADV_PAGEOUT) ? 'e' : 's';
+		case 'P':
+			msg = next < c->npages &&
+			      !madvise(w + next * env.page_size, env.page_size,
+				       MADV_PAGEOUT) ? 'p' : 'e';
+			next++;
+			break;
+		case 'M':
+		case 'N':
+			if (!next || mincore(w, next * env.page_size, vec)) {
+				msg = 'e';
+				break;
+			}
+			c->sh->resident = 0;
+			for (i = 0; i < next; i++) {
+				if (msg == 'M')
+					was[i] = vec[i] & 1;
+				c->sh->resident += was[i] && (vec[i] & 1);
+			}
+			msg = msg == 'M' ? 'm' : 'n';
 			break;
 		case 'V':
 			t0 = zs_now_ms();
@@ -359,53 +387,130 @@ out:
 	return res;
 }
 
+/*
+ * Drains the per-CPU LRU caches of every CPU we may run on: MADV_COLD
+ * starts with lru_add_drain(), which also flushes the batch of pending
+ * moves to the inactive tail. A batch fills and drains by itself under
+ * steady writeback; with fewer folios than a batch holds, the write end's
+ * rotation would otherwise wait in the batch of the CPU that completed it.
+ * What the LRU-add batch still holds at the write's end is not rotated by
+ * this: the drain adds it at the inactive head.
+ */
+static int drain_lru_caches(void)
+{
+	cpu_set_t all, one;
+	int cpu, ret = 0;
+	void *page;
+
+	if (sched_getaffinity(0, sizeof(all), &all))
+		return -1;
+	page = mmap(NULL, env.page_size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED)
+		return -1;
+	for (cpu = 0; cpu < CPU_SETSIZE && !ret; cpu++) {
+		if (!CPU_ISSET(cpu, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		ret = sched_setaffinity(0, sizeof(one), &one) ||
+		      madvise(page, env.page_size, MADV_COLD);
+	}
+	if (sched_setaffinity(0, sizeof(all), &all))
+		ret = -1;
+	munmap(page, env.page_size);
+	return ret;
+}
+
+/* Pages out @nr more pages of W, one 'P' each; 0 or -1 with @why. */
+static int page_out_next(struct cs *k, int nr, char *why, size_t len)
+{
+	while (nr--)
+		if (ask(k, 'P', 'p', PHASE_TIMEOUT_MS, why, len))
+			return -1;
+	return 0;
+}
+
 static int test_rotation(char *why, size_t len)
 {
-	long long wb0, wb1, swap0, swap1, n, grew;
-	int res = KSFT_FAIL, i;
+	long long out0, out1, wb0, wb1, swap0, swap1, n, before, after;
+	int res = KSFT_FAIL, pushes;
 	char amount[32];
 	struct cs k;
 
-	if (case_start(&k, "zswap_batch_rot", why, len) || page_out(&k, why, len))
+	if (case_start(&k, "zswap_batch_rot", why, len))
 		goto out;
 
-	/*
-	 * Every store over memory.zswap.max walks 32 of the oldest entries
-	 * (W's): S's stores write about half of W back (see NR_S()).
-	 */
+	out0 = zs_memstat_or(k.cg, "zswpout", 0);
+	if (page_out_next(&k, ROT_STORED, why, len))
+		goto out;
+	out1 = zs_memstat_or(k.cg, "zswpout", 0);
+	if (out1 - out0 < ROT_STORED) {
+		snprintf(why, len, "only %lld of %d pages went to zswap",
+			 out1 - out0, ROT_STORED);
+		goto out;
+	}
+
+	/* Each further store is over the limit and writes back. */
 	wb0 = zs_memstat_or(k.cg, "zswpwb", 0);
-	if (cg_write(k.cg, "memory.zswap.max", "4096")) {
+	if (cg_write(k.cg, "memory.zswap.max", "0")) {
 		snprintf(why, len, "cannot set memory.zswap.max");
 		goto out;
 	}
-	i = ask(&k, 'S', 's', PHASE_TIMEOUT_MS, why, len);
+	for (pushes = 0; pushes < ROT_PUSH_MAX; pushes++) {
+		if (zs_memstat_or(k.cg, "zswpwb", 0) - wb0 >= ROT_STORED / 2)
+			break;
+		if (page_out_next(&k, 1, why, len)) {
+			pushes = -1;
+			break;
+		}
+	}
 	cg_write(k.cg, "memory.zswap.max", "max");
-	if (i)
+	if (pushes < 0)
 		goto out;
 	wait_writeback_done();
+	if (drain_lru_caches()) {
+		snprintf(why, len, "cannot drain the LRU caches: %s", strerror(errno));
+		goto out;
+	}
 	wb1 = zs_memstat_or(k.cg, "zswpwb", 0);
 	n = wb1 - wb0;
-	if (n < 64) {
-		snprintf(why, len, "only %lld entries written back, expected at least 64", n);
+	if (n < ROT_STORED / 2 || n >= ROT_BATCH_MAX) {
+		snprintf(why, len, "%lld entries written back by %d stores, expected %d to %d",
+			 n, pushes, ROT_STORED / 2, ROT_BATCH_MAX - 1);
 		goto out;
 	}
 
+	/* Written back (or swapped out directly): in the swap cache. */
+	if (ask(&k, 'M', 'm', PHASE_TIMEOUT_MS, why, len))
+		goto out;
+	before = k.c.sh->resident;
 	if (zs_cg_ll(k.cg, "memory.swap.current", &swap0)) {
 		snprintf(why, len, "no memory.swap.current");
 		goto out;
 	}
-	snprintf(amount, sizeof(amount), "%lld", n * env.page_size);
+	snprintf(amount, sizeof(amount), "%lld", before * env.page_size);
 	cg_write(k.cg, "memory.reclaim", amount);
 	wait_writeback_done();
 	zs_cg_ll(k.cg, "memory.swap.current", &swap1);
-	grew = (swap1 - swap0) / env.page_size;
+	/* Only those: the shrinker may write more back meanwhile. */
+	if (ask(&k, 'N', 'n', PHASE_TIMEOUT_MS, why, len))
+		goto out;
+	after = k.c.sh->resident;
 
-	ksft_print_msg("rotation: %lld written back and reclaimed: swap +%lld (limit %lld)\n",
-		       n, grew, n / 4);
-	if (grew > n / 4) {
+	ksft_print_msg("rotation: %lld written back by %d stores over the limit, %lld cached\n",
+		       n, pushes, before);
+	ksft_print_msg("rotation: reclaiming %lld pages left %lld of them; swap +%lld pages\n",
+		       before, after, (swap1 - swap0) / env.page_size);
+	if (before < n) {
+		snprintf(why, len, "%lld written back, only %lld in the swap cache",
+			 n, before);
+		goto out;
+	}
+	if (after > before / 4) {
 		snprintf(why, len,
-			 "swap +%lld pages reclaiming %lld written back, expected <= %lld",
-			 grew, n, n / 4);
+			 "%lld of %lld written-back folios survived reclaim, expected <= %lld",
+			 after, before, before / 4);
 		goto out;
 	}
 	res = KSFT_PASS;
