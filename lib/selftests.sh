@@ -185,6 +185,8 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /tmp/zswap-out
 mount -t hostfs hostfs /tmp/zswap-out -o "$VMDIR/out"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp

@@ -95,7 +95,6 @@ struct child {
 	struct shared *sh;
 	int rd;
 	int wr;
-	int close_fds[2];
 };
 
 static int child_fn(void *arg)
@@ -107,8 +106,6 @@ static int child_fn(void *arg)
 	char *w, *h;
 	int msg;
 
-	close(c->close_fds[0]);
-	close(c->close_fds[1]);
 	vec = malloc(c->npages);
 	was = calloc(c->npages, 1);
 	w = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE,
@@ -215,9 +212,9 @@ static int ask(struct cs *k, char cmd, char reply, int timeout_ms,
 /* A cgroup with a filled child in it; 0 or -1 with @why. */
 static int case_start(struct cs *k, const char *name, char *why, size_t len)
 {
-	int c2p[2], p2c[2];
-
 	memset(k, 0, sizeof(*k));
+	k->c.rd = -1;
+	k->c.wr = -1;
 	k->cg = zs_cg_create(env.cgroot, name);
 	if (!k->cg) {
 		snprintf(why, len, "cannot create cgroup %s", name);
@@ -233,23 +230,16 @@ static int case_start(struct cs *k, const char *name, char *why, size_t len)
 	k->shsize = sizeof(*k->c.sh) + k->c.npages * sizeof(uint64_t);
 	k->c.sh = mmap(NULL, k->shsize, PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (k->c.sh == MAP_FAILED || pipe(c2p) || pipe(p2c)) {
-		snprintf(why, len, "mmap/pipe: %s", strerror(errno));
+	if (k->c.sh == MAP_FAILED) {
+		snprintf(why, len, "mmap: %s", strerror(errno));
 		return -1;
 	}
 	memset(k->c.sh, 0, k->shsize);
-	k->c.wr = c2p[1];
-	k->c.rd = p2c[0];
-	k->c.close_fds[0] = c2p[0];
-	k->c.close_fds[1] = p2c[1];
-	k->pid = zs_cg_spawn(k->cg, child_fn, &k->c);
-	close(c2p[1]);
-	close(p2c[0]);
-	/* From here on, c.rd/c.wr are the parent's ends. */
-	k->c.rd = c2p[0];
-	k->c.wr = p2c[1];
+	/* From the fork on, c.rd/c.wr are the parent's ends. */
+	k->pid = zs_cg_spawn_piped(k->cg, child_fn, &k->c, &k->c.rd, &k->c.wr,
+				   &k->c.rd, &k->c.wr);
 	if (k->pid < 0) {
-		snprintf(why, len, "fork: %s", strerror(errno));
+		snprintf(why, len, "pipe/fork: %s", strerror(errno));
 		return -1;
 	}
 	if (zs_wait_for_msg(k->c.rd, PHASE_TIMEOUT_MS) != 'f') {
@@ -261,21 +251,9 @@ static int case_start(struct cs *k, const char *name, char *why, size_t len)
 
 static void case_end(struct cs *k)
 {
-	int status;
-
-	if (k->pid > 0) {
-		zs_send_msg(k->c.wr, 'X');
-		if (zs_wait_for_exit(k->pid, &status, 10000)) {
-			kill(k->pid, SIGKILL);
-			zs_wait_for_exit(k->pid, &status, 5000);
-		}
-		close(k->c.rd);
-		close(k->c.wr);
-	}
-	if (k->cg) {
-		zs_cg_destroy(k->cg, 10000);
-		free(k->cg);
-	}
+	if (k->pid > 0)
+		zs_child_stop(k->pid, k->c.wr, NULL, 10000);
+	zs_run_cleanup(k->cg, k->c.rd, k->c.wr);
 	if (k->c.sh && k->c.sh != MAP_FAILED)
 		munmap(k->c.sh, k->shsize);
 }
@@ -588,16 +566,16 @@ out:
 	return res;
 }
 
+/* zs_report(), with the case's name in front of a failure's reason. */
 static void report(int res, const char *name, const char *why)
 {
-	if (res == KSFT_PASS) {
-		ksft_test_result_pass("%s\n", name);
-	} else if (res == KSFT_SKIP) {
-		ksft_test_result_skip("%s: %s\n", name, why);
-	} else {
-		ksft_print_msg("%s: %s\n", name, why);
-		ksft_test_result_fail("%s\n", name);
+	char msg[640];
+
+	if (res != KSFT_PASS && res != KSFT_SKIP) {
+		snprintf(msg, sizeof(msg), "%s: %s", name, why);
+		why = msg;
 	}
+	zs_report(res, name, why);
 }
 
 int main(void)

@@ -54,7 +54,6 @@ struct child_arg {
 	struct shared *sh;
 	int to_parent;
 	int from_parent;
-	int unused[2];
 };
 
 static void verify(char *mem, struct child_arg *a, struct verify_result *r)
@@ -89,9 +88,6 @@ static int child_fn(void *arg)
 	int round = 0, msg;
 	char *mem, *p;
 	size_t i;
-
-	close(a->unused[0]);
-	close(a->unused[1]);
 
 	mem = mmap(NULL, a->npages * env.page_size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -184,25 +180,13 @@ static int run_verify(const char *cg, int rd, int wr, char *why, size_t len,
 	return -1;
 }
 
-static void report(int res, const char *name, const char *why)
-{
-	if (res == KSFT_PASS) {
-		ksft_test_result_pass("%s\n", name);
-	} else if (res == KSFT_SKIP) {
-		ksft_test_result_skip("%s: %s\n", name, why);
-	} else {
-		ksft_print_msg("%s\n", why);
-		ksft_test_result_fail("%s\n", name);
-	}
-}
-
 int main(void)
 {
 	size_t npages, shsize;
 	struct counters c0, c1, c2, c3;
 	struct child_arg a = { 0 };
 	char why[2][512] = { "", "" };
-	int rd, wr, c2p[2], p2c[2], status, msg;
+	int rd, wr, msg;
 	int res[NR_ROUNDS] = { KSFT_FAIL, KSFT_FAIL };
 	char path[PATH_MAX];
 	struct shared *sh;
@@ -236,24 +220,15 @@ int main(void)
 	/* Fault it in here, so that it is charged outside the test cgroup. */
 	memset(sh, 0, shsize);
 
-	if (pipe(c2p) || pipe(p2c))
-		ksft_exit_fail_msg("pipe: %s\n", strerror(errno));
 	a.npages = npages;
 	a.sh = sh;
-	a.to_parent = c2p[1];
-	a.from_parent = p2c[0];
-	a.unused[0] = c2p[0];
-	a.unused[1] = p2c[1];
 
 	ksft_set_plan(NR_ROUNDS);
 
-	pid = zs_cg_spawn(cg, child_fn, &a);
+	pid = zs_cg_spawn_piped(cg, child_fn, &a, &a.from_parent, &a.to_parent,
+				&rd, &wr);
 	if (pid < 0)
-		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
-	close(c2p[1]);
-	close(p2c[0]);
-	rd = c2p[0];
-	wr = p2c[1];
+		ksft_exit_fail_msg("pipe/fork: %s\n", strerror(errno));
 
 	snap(cg, &c0);
 	msg = zs_wait_for_msg(rd, PHASE_TIMEOUT_MS);
@@ -311,11 +286,7 @@ int main(void)
 	}
 
 report:
-	zs_send_msg(wr, 'X');
-	if (zs_wait_for_exit(pid, &status, 10000)) {
-		kill(pid, SIGKILL);
-		zs_wait_for_exit(pid, &status, 5000);
-	}
+	zs_child_stop(pid, wr, NULL, 10000);
 	if (res[0] == KSFT_PASS)
 		ksft_print_msg("round trip: zswpout +%lld, zswpin +%lld over %zu pages\n",
 			       c1.out - c0.out, c2.in - c1.in, npages);
@@ -323,13 +294,10 @@ report:
 		ksft_print_msg("writeback: zswpout +%lld, zswpwb +%lld\n",
 			       c3.out - c2.out, c3.wb - c2.wb);
 
-	report(res[0], "zswap_roundtrip", why[0]);
-	report(res[1], "after_writeback", why[1]);
+	zs_report(res[0], "zswap_roundtrip", why[0]);
+	zs_report(res[1], "after_writeback", why[1]);
 
-	close(rd);
-	close(wr);
-	zs_cg_destroy(cg, 10000);
-	free(cg);
+	zs_run_cleanup(cg, rd, wr);
 	munmap(sh, shsize);
 	ksft_finished();
 }

@@ -83,6 +83,8 @@
 #define BOUND_S_DEFAULT		150
 #define GRACE_MS		30000
 #define DRAIN_MS		10000
+/* Exiting frees up to ~100M of swap slots: slow on TCG, but bounded. */
+#define WL_EXIT_MS		20000
 
 #define PAGE_TAG		0x696f636f73747467ULL
 
@@ -162,7 +164,6 @@ struct wl_arg {
 	size_t size;
 	int to_parent;
 	int from_parent;
-	int unused[2];
 	int exit_timeout_ms;
 };
 
@@ -384,36 +385,20 @@ static int sibling_fn(void *arg)
 static int workload_fn(void *arg)
 {
 	struct wl_arg *a = arg;
-	size_t i, npages = a->size / env.page_size;
-	uint64_t *tag;
+	size_t npages = a->size / env.page_size;
 	char *mem;
+	long bad;
 	int ret = 0;
 
-	close(a->unused[0]);
-	close(a->unused[1]);
-
-	mem = mmap(NULL, a->size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
+	mem = zs_map_tagged(a->size, env.page_size, PAGE_TAG);
+	if (!mem)
 		return 3;
-	madvise(mem, a->size, MADV_NOHUGEPAGE);
-
-	for (i = 0; i < npages; i++) {
-		zs_fill_page(mem + i * env.page_size, env.page_size,
-			     ZS_PAT_COMPRESSIBLE, i);
-		tag = (uint64_t *)(mem + i * env.page_size);
-		*tag = PAGE_TAG ^ i;
-	}
 	zs_send_msg(a->to_parent, 'P');
 
-	for (i = 0; i < npages; i++) {
-		tag = (uint64_t *)(mem + i * env.page_size);
-		if (*tag != (PAGE_TAG ^ i)) {
-			if (!ret)
-				a->sh->bad_page = i;
-			ret = 2;
-		}
-		*tag = PAGE_TAG ^ i;
+	bad = zs_retag(mem, npages, env.page_size, PAGE_TAG);
+	if (bad >= 0) {
+		a->sh->bad_page = bad;
+		ret = 2;
 	}
 	zs_send_msg(a->to_parent, 'D');
 
@@ -458,45 +443,11 @@ static long sibling_writes(const struct shared *sh, int jobs)
 static pid_t start_workload(const char *cg, struct wl_arg *wa, size_t size,
 			    int exit_timeout_ms, int *rd, int *wr)
 {
-	int c2p[2], p2c[2];
-	pid_t pid;
-
-	if (pipe(c2p))
-		return -1;
-	if (pipe(p2c)) {
-		close(c2p[0]);
-		close(c2p[1]);
-		return -1;
-	}
 	wa->sh = ctx.sh;
 	wa->size = size;
-	wa->to_parent = c2p[1];
-	wa->from_parent = p2c[0];
-	wa->unused[0] = c2p[0];
-	wa->unused[1] = p2c[1];
 	wa->exit_timeout_ms = exit_timeout_ms;
-	pid = zs_cg_spawn(cg, workload_fn, wa);
-	close(c2p[1]);
-	close(p2c[0]);
-	if (pid < 0) {
-		close(c2p[0]);
-		close(p2c[1]);
-		return -1;
-	}
-	*rd = c2p[0];
-	*wr = p2c[1];
-	return pid;
-}
-
-/* Tells the workload to exit and reaps it, killing it if it does not go. */
-static void end_workload(pid_t pid, int wr, int *status)
-{
-	zs_send_msg(wr, 'X');
-	/* Exiting frees up to ~100M of swap slots: slow on TCG, but bounded. */
-	if (zs_wait_for_exit(pid, status, 20000)) {
-		kill(pid, SIGKILL);
-		zs_wait_for_exit(pid, status, 5000);
-	}
+	return zs_cg_spawn_piped(cg, workload_fn, wa, &wa->from_parent,
+				 &wa->to_parent, rd, wr);
 }
 
 /*
@@ -661,16 +612,7 @@ static void set_result(int c, int res, const char *fmt, ...)
 
 static void report(int c)
 {
-	const char *why = result[c].why;
-
-	if (result[c].res == KSFT_PASS) {
-		ksft_test_result_pass("%s\n", case_names[c]);
-	} else if (result[c].res == KSFT_SKIP) {
-		ksft_test_result_skip("%s: %s\n", case_names[c], why);
-	} else {
-		ksft_print_msg("%s\n", why);
-		ksft_test_result_fail("%s\n", case_names[c]);
-	}
+	zs_report(result[c].res, case_names[c], result[c].why);
 }
 
 /* Test 4: the workload's writeback waited in its budget, not in debt. */
@@ -849,7 +791,7 @@ static void phase_shrinker(void)
 		       peak, pool, psi);
 	ksft_print_msg("global written_back_pages: +%lld\n", gwb1 - gwb0);
 
-	end_workload(pid, wr, &status);
+	zs_child_stop(pid, wr, &status, WL_EXIT_MS);
 
 	check_throttled(&f);
 	check_deferred(traced, &sub, psi,
@@ -878,26 +820,7 @@ static void phase_shrinker(void)
 	else
 		set_result(CASE_NO_OOM, KSFT_PASS, "");
 out:
-	if (rd >= 0)
-		close(rd);
-	if (wr >= 0)
-		close(wr);
-	zs_cg_destroy(wl, 10000);
-	free(wl);
-}
-
-struct peak_watch {
-	const char *cg;
-	long long peak;
-};
-
-static void peak_sample(void *arg)
-{
-	struct peak_watch *pk = arg;
-	long long cur;
-
-	if (!zs_cg_ll(pk->cg, "memory.zswap.current", &cur) && cur > pk->peak)
-		pk->peak = cur;
+	zs_run_cleanup(wl, rd, wr);
 }
 
 /*
@@ -910,7 +833,7 @@ static void phase_pool_limit(void)
 	/* the check-to-charge slack of zswap_store(), see test_pool_limit */
 	long long slack = (env.nr_cpus + 2) * env.page_size;
 	long long out_p = -1, out_d = -1, wb = -1, wait, indebt, ooms = -1;
-	struct peak_watch pk = { 0 };
+	struct zs_peak pk = { 0 };
 	int msg, rd = -1, wr = -1, status = 0;
 	uint64_t t0, t_p = 0, t_d = 0;
 	struct wl_arg wa;
@@ -948,12 +871,13 @@ static void phase_pool_limit(void)
 		goto out;
 	}
 	pk.cg = cg;
-	msg = zs_wait_for_msg_sampling(rd, PL_BOUND_MS, 50, peak_sample, &pk);
+	msg = zs_wait_for_msg_sampling(rd, PL_BOUND_MS, 50,
+				       zs_zswap_peak_sample, &pk);
 	if (msg == 'P') {
 		t_p = zs_now_ms();
 		out_p = zs_memstat_or(cg, "zswpout", -1);
 		msg = zs_wait_for_msg_sampling(rd, t0 + PL_BOUND_MS - t_p, 50,
-					       peak_sample, &pk);
+					       zs_zswap_peak_sample, &pk);
 	}
 	if (msg == 'D')
 		t_d = zs_now_ms();
@@ -965,7 +889,7 @@ static void phase_pool_limit(void)
 	zs_cg_key(cg, "memory.events", "oom_kill", &ooms);
 	if (msg == -ETIMEDOUT)
 		kill(pid, SIGKILL);
-	end_workload(pid, wr, &status);
+	zs_child_stop(pid, wr, &status, WL_EXIT_MS);
 
 	ksft_print_msg("pool limit: memory.max %zu, zswap.max %zu, %zu of data\n",
 		       PL_MEM_MAX, PL_ZSWAP_MAX, PL_ALLOC);
@@ -1011,12 +935,7 @@ static void phase_pool_limit(void)
 	else
 		set_result(CASE_POOL_LIMIT, KSFT_PASS, "");
 out:
-	if (rd >= 0)
-		close(rd);
-	if (wr >= 0)
-		close(wr);
-	zs_cg_destroy(cg, 10000);
-	free(cg);
+	zs_run_cleanup(cg, rd, wr);
 }
 
 /*
@@ -1105,13 +1024,8 @@ static void phase_dying(void)
 		ksft_print_msg("references: memcg freed %lld ms after rmdir\n",
 			       gone_ms);
 out:
-	if (rd >= 0)
-		close(rd);
-	if (wr >= 0)
-		close(wr);
-	zs_cg_destroy(cg, 10000);
+	zs_run_cleanup(cg, rd, wr);
 	zs_cg_destroy(parent, 10000);
-	free(cg);
 	free(parent);
 }
 

@@ -70,7 +70,6 @@ struct holder {
 	pid_t pid;
 	int rd;
 	int wr;
-	int unused[2];
 };
 
 /*
@@ -85,8 +84,6 @@ static int holder_fn(void *arg)
 	char *mem, *p;
 	int msg;
 
-	close(h->unused[0]);
-	close(h->unused[1]);
 	mem = mmap(NULL, NR_REGIONS * REGION, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
@@ -128,8 +125,6 @@ static int holder_fn(void *arg)
 
 static int holder_start(struct holder *h, const char *name, size_t mem_max)
 {
-	int c2p[2], p2c[2];
-
 	memset(h, 0, sizeof(*h));
 	h->pid = -1;
 	h->rd = -1;
@@ -149,23 +144,9 @@ static int holder_start(struct holder *h, const char *name, size_t mem_max)
 	if (!h->cg || cg_write_numeric(h->cg, "memory.max", mem_max) ||
 	    cg_write(h->cg, "memory.zswap.max", "max"))
 		return -1;
-	if (pipe(c2p))
-		return -1;
-	if (pipe(p2c)) {
-		close(c2p[0]);
-		close(c2p[1]);
-		return -1;
-	}
-	/* The child reads p2c[0] and writes c2p[1]. */
-	h->rd = p2c[0];
-	h->wr = c2p[1];
-	h->unused[0] = c2p[0];
-	h->unused[1] = p2c[1];
-	h->pid = zs_cg_spawn(h->cg, holder_fn, h);
-	close(c2p[1]);
-	close(p2c[0]);
-	h->rd = c2p[0];
-	h->wr = p2c[1];
+	/* The child sees its own ends in rd/wr, the parent its ends. */
+	h->pid = zs_cg_spawn_piped(h->cg, holder_fn, h, &h->rd, &h->wr,
+				   &h->rd, &h->wr);
 	return h->pid < 0 ? -1 : 0;
 }
 
@@ -179,21 +160,9 @@ static int holder_do(struct holder *h, char cmd)
 
 static void holder_stop(struct holder *h)
 {
-	int status;
-
-	if (h->pid > 0) {
-		zs_send_msg(h->wr, 'X');
-		if (zs_wait_for_exit(h->pid, &status, 20000)) {
-			kill(h->pid, SIGKILL);
-			zs_wait_for_exit(h->pid, &status, 5000);
-		}
-	}
-	if (h->rd >= 0)
-		close(h->rd);
-	if (h->wr >= 0)
-		close(h->wr);
-	zs_cg_destroy(h->cg, 10000);
-	free(h->cg);
+	if (h->pid > 0)
+		zs_child_stop(h->pid, h->wr, NULL, 20000);
+	zs_run_cleanup(h->cg, h->rd, h->wr);
 	if (h->sh)
 		munmap(h->sh, h->shsize);
 	memset(h, 0, sizeof(*h));
@@ -668,18 +637,6 @@ out:
 	swapfile_remove();
 }
 
-static void report(int res, const char *name, const char *why)
-{
-	if (res == KSFT_PASS) {
-		ksft_test_result_pass("%s\n", name);
-	} else if (res == KSFT_SKIP) {
-		ksft_test_result_skip("%s: %s\n", name, why);
-	} else {
-		ksft_print_msg("%s\n", why);
-		ksft_test_result_fail("%s\n", name);
-	}
-}
-
 int main(void)
 {
 	char why[2][512] = { "", "" };
@@ -690,20 +647,20 @@ int main(void)
 	ksft_set_plan(4);
 
 	res[0] = test_writeback_disabled(why[0], sizeof(why[0]));
-	report(res[0], "writeback_disabled", why[0]);
+	zs_report(res[0], "writeback_disabled", why[0]);
 	zs_cleanup();
 
 	why[0][0] = '\0';
 	zs_setup(&env, ZS_MB(64) / 1024);
 	res[0] = test_compressor_switch(why[0], sizeof(why[0]));
-	report(res[0], "compressor_switch", why[0]);
+	zs_report(res[0], "compressor_switch", why[0]);
 	zs_cleanup();
 
 	why[0][0] = '\0';
 	zs_setup(&env, ZS_MB(64) / 1024);
 	test_swapfile(res, why, sizeof(why[0]));
-	report(res[0], "swapfile_writeback", why[0]);
-	report(res[1], "swapoff_during_writeback", why[1]);
+	zs_report(res[0], "swapfile_writeback", why[0]);
+	zs_report(res[1], "swapoff_during_writeback", why[1]);
 
 	ksft_finished();
 }

@@ -53,7 +53,6 @@ struct workload {
 	bool second_pass;
 	int to_parent;
 	int from_parent;
-	int unused[2];
 };
 
 /*
@@ -64,39 +63,22 @@ struct workload {
 static int workload_fn(void *arg)
 {
 	struct workload *w = arg;
-	size_t i, npages = w->size / env.page_size;
-	uint64_t *tag;
+	size_t npages = w->size / env.page_size;
 	char *mem;
 	int ret = 0;
 
-	close(w->unused[0]);
-	close(w->unused[1]);
-
-	mem = mmap(NULL, w->size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return 3;
 	/* Order-0 folios keep the zswap.max overshoot to single pages. */
-	madvise(mem, w->size, MADV_NOHUGEPAGE);
-
-	for (i = 0; i < npages; i++) {
-		zs_fill_page(mem + i * env.page_size, env.page_size,
-			     ZS_PAT_COMPRESSIBLE, i);
-		tag = (uint64_t *)(mem + i * env.page_size);
-		*tag = PAGE_TAG ^ i;
-	}
+	mem = zs_map_tagged(w->size, env.page_size, PAGE_TAG);
+	if (!mem)
+		return 3;
 	zs_send_msg(w->to_parent, 'A');
 
 	if (w->second_pass) {
 		if (zs_wait_for_msg(w->from_parent, PHASE_TIMEOUT_MS) != 'B')
 			return 4;
 		/* Fault every page back in and dirty it: it must be stored again. */
-		for (i = 0; i < npages; i++) {
-			tag = (uint64_t *)(mem + i * env.page_size);
-			if (*tag != (PAGE_TAG ^ i))
-				ret = 2;
-			*tag = PAGE_TAG ^ i;
-		}
+		if (zs_retag(mem, npages, env.page_size, PAGE_TAG) >= 0)
+			ret = 2;
 		zs_send_msg(w->to_parent, 'C');
 	}
 
@@ -105,34 +87,16 @@ static int workload_fn(void *arg)
 	return ret;
 }
 
+/* Starts workload_fn in @cg; -1 with @why filled in if it cannot. */
 static pid_t start_workload(const char *cg, struct workload *w, int *rd,
-			    int *wr)
+			    int *wr, char *why, size_t len)
 {
-	int c2p[2], p2c[2];
 	pid_t pid;
 
-	if (pipe(c2p))
-		return -1;
-	if (pipe(p2c)) {
-		close(c2p[0]);
-		close(c2p[1]);
-		return -1;
-	}
-	w->to_parent = c2p[1];
-	w->from_parent = p2c[0];
-	w->unused[0] = c2p[0];
-	w->unused[1] = p2c[1];
-
-	pid = zs_cg_spawn(cg, workload_fn, w);
-	close(c2p[1]);
-	close(p2c[0]);
-	if (pid < 0) {
-		close(c2p[0]);
-		close(p2c[1]);
-		return -1;
-	}
-	*rd = c2p[0];
-	*wr = p2c[1];
+	pid = zs_cg_spawn_piped(cg, workload_fn, w, &w->from_parent,
+				&w->to_parent, rd, wr);
+	if (pid < 0)
+		snprintf(why, len, "cannot start the workload");
 	return pid;
 }
 
@@ -157,21 +121,6 @@ static void describe_exit(const char *cg, pid_t pid, char *why, size_t len)
 	else
 		snprintf(why, len, "workload exited with %d (oom_kill %lld), expected 0",
 			 WEXITSTATUS(status), ooms);
-}
-
-struct peak_watch {
-	const char *cg;
-	long long peak;
-};
-
-/* Tracks the peak of memory.zswap.current. */
-static void peak_sample(void *arg)
-{
-	struct peak_watch *pk = arg;
-	long long cur;
-
-	if (!zs_cg_ll(pk->cg, "memory.zswap.current", &cur) && cur > pk->peak)
-		pk->peak = cur;
 }
 
 /*
@@ -217,7 +166,7 @@ static int test_cgroup_zswap_max(char *why, size_t len)
 	long long slack = (env.nr_cpus + 2) * env.page_size;
 	long long out_a, out_c, wb_c, ooms = 0;
 	struct workload w = { .size = A_ALLOC, .second_pass = true };
-	struct peak_watch pk = { 0 };
+	struct zs_peak pk = { 0 };
 	int ret = KSFT_FAIL, rd = -1, wr = -1, status, msg;
 	char path[PATH_MAX];
 	pid_t pid;
@@ -240,32 +189,27 @@ static int test_cgroup_zswap_max(char *why, size_t len)
 		goto out;
 	}
 
-	pid = start_workload(cg, &w, &rd, &wr);
-	if (pid < 0) {
-		snprintf(why, len, "cannot start the workload");
+	pid = start_workload(cg, &w, &rd, &wr, why, len);
+	if (pid < 0)
 		goto out;
-	}
 
 	pk.cg = cg;
 	msg = zs_wait_for_msg_sampling(rd, PHASE_TIMEOUT_MS, SAMPLE_MS,
-				       peak_sample, &pk);
+				       zs_zswap_peak_sample, &pk);
 	if (msg != 'A')
 		goto died;
 	out_a = zs_memstat_or(cg, "zswpout", -1);
 
 	zs_send_msg(wr, 'B');
 	msg = zs_wait_for_msg_sampling(rd, PHASE_TIMEOUT_MS, SAMPLE_MS,
-				       peak_sample, &pk);
+				       zs_zswap_peak_sample, &pk);
 	if (msg != 'C')
 		goto died;
 	out_c = zs_memstat_or(cg, "zswpout", -1);
 	wb_c = zs_memstat_or(cg, "zswpwb", -1);
 	zs_cg_key(cg, "memory.events", "oom_kill", &ooms);
 
-	zs_send_msg(wr, 'X');
-	if (zs_wait_for_exit(pid, &status, 10000)) {
-		kill(pid, SIGKILL);
-		zs_wait_for_exit(pid, &status, 5000);
+	if (zs_child_stop(pid, wr, &status, 10000)) {
 		snprintf(why, len, "workload did not exit when told to");
 		goto out;
 	}
@@ -299,12 +243,7 @@ static int test_cgroup_zswap_max(char *why, size_t len)
 died:
 	workload_gone(cg, pid, msg, why, len);
 out:
-	if (rd >= 0)
-		close(rd);
-	if (wr >= 0)
-		close(wr);
-	zs_cg_destroy(cg, 10000);
-	free(cg);
+	zs_run_cleanup(cg, rd, wr);
 	return ret;
 }
 
@@ -399,11 +338,9 @@ static int test_global_max_pool(char *why, size_t len)
 		goto out;
 	}
 
-	pid = start_workload(cg, &w, &rd, &wr);
-	if (pid < 0) {
-		snprintf(why, len, "cannot start the workload");
+	pid = start_workload(cg, &w, &rd, &wr, why, len);
+	if (pid < 0)
 		goto out;
-	}
 
 	msg = zs_wait_for_msg_sampling(rd, PHASE_TIMEOUT_MS, SAMPLE_MS,
 				       pool_sample, &pw);
@@ -441,11 +378,7 @@ static int test_global_max_pool(char *why, size_t len)
 	hit1 = zs_debugfs_or("pool_limit_hit", -1);
 	stored = zs_debugfs_or("stored_pages", -1);
 
-	zs_send_msg(wr, 'X');
-	if (zs_wait_for_exit(pid, &status, 10000)) {
-		kill(pid, SIGKILL);
-		zs_wait_for_exit(pid, &status, 5000);
-	}
+	zs_child_stop(pid, wr, &status, 10000);
 
 	if (!pw.hit_seen) {
 		snprintf(why, len, "pool never reached its limit (stored_pages %lld)",
@@ -471,12 +404,7 @@ static int test_global_max_pool(char *why, size_t len)
 		       hit1 - pw.hit0, wb1 - wb0);
 	ret = KSFT_PASS;
 out:
-	if (rd >= 0)
-		close(rd);
-	if (wr >= 0)
-		close(wr);
-	zs_cg_destroy(cg, 10000);
-	free(cg);
+	zs_run_cleanup(cg, rd, wr);
 	return ret;
 }
 
@@ -503,18 +431,7 @@ int main(void)
 	ksft_set_plan(ARRAY_SIZE(tests));
 	for (i = 0; i < ARRAY_SIZE(tests); i++) {
 		why[0] = '\0';
-		switch (tests[i].fn(why, sizeof(why))) {
-		case KSFT_PASS:
-			ksft_test_result_pass("%s\n", tests[i].name);
-			break;
-		case KSFT_SKIP:
-			ksft_test_result_skip("%s: %s\n", tests[i].name, why);
-			break;
-		default:
-			ksft_print_msg("%s\n", why);
-			ksft_test_result_fail("%s\n", tests[i].name);
-			break;
-		}
+		zs_report(tests[i].fn(why, sizeof(why)), tests[i].name, why);
 	}
 
 	ksft_finished();

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
@@ -367,6 +368,118 @@ pid_t zs_cg_spawn(const char *cg, int (*fn)(void *arg), void *arg)
 	_exit(fn(arg));
 }
 
+struct zs_piped {
+	int (*fn)(void *arg);
+	void *arg;
+	int close_fds[2];
+};
+
+/* Runs in the child: drops the parent's pipe ends, then runs the body. */
+static int zs_piped_fn(void *arg)
+{
+	struct zs_piped *p = arg;
+
+	close(p->close_fds[0]);
+	close(p->close_fds[1]);
+	return p->fn(p->arg);
+}
+
+/**
+ * zs_cg_spawn_piped() - zs_cg_spawn() with a pipe each way
+ * @cg: the cgroup the child runs in
+ * @fn: the child's body
+ * @arg: @fn's argument
+ * @child_rd: set before the fork to the end the child reads from
+ * @child_wr: set before the fork to the end the child writes to
+ * @rd: set to the parent's read end, or -1 on failure
+ * @wr: set to the parent's write end, or -1 on failure
+ *
+ * @child_rd and @child_wr usually point into @arg, so that @fn finds them.
+ * @rd and @wr may point to the same places: they are set after the fork.
+ * The child closes the parent's ends before it calls @fn.
+ *
+ * Return: the child's pid, or -1 with no end left open.
+ */
+pid_t zs_cg_spawn_piped(const char *cg, int (*fn)(void *arg), void *arg,
+			int *child_rd, int *child_wr, int *rd, int *wr)
+{
+	struct zs_piped p = { .fn = fn, .arg = arg };
+	int c2p[2], p2c[2];
+	pid_t pid;
+
+	if (pipe(c2p))
+		goto fail;
+	if (pipe(p2c)) {
+		close(c2p[0]);
+		close(c2p[1]);
+		goto fail;
+	}
+	*child_rd = p2c[0];
+	*child_wr = c2p[1];
+	p.close_fds[0] = c2p[0];
+	p.close_fds[1] = p2c[1];
+	pid = zs_cg_spawn(cg, zs_piped_fn, &p);
+	close(c2p[1]);
+	close(p2c[0]);
+	if (pid < 0) {
+		close(c2p[0]);
+		close(p2c[1]);
+		goto fail;
+	}
+	*rd = c2p[0];
+	*wr = p2c[1];
+	return pid;
+fail:
+	*rd = -1;
+	*wr = -1;
+	return -1;
+}
+
+/**
+ * zs_child_stop() - tell a child started by zs_cg_spawn_piped() to exit
+ * @pid: the child
+ * @wr: the parent's write end of the child's command pipe
+ * @status: where to store the child's wait status, or NULL
+ * @timeout_ms: how long the child may take to exit after 'X'
+ *
+ * Sends 'X' and reaps the child; one that is not gone after @timeout_ms
+ * is killed with SIGKILL and waited for 5 s more.
+ *
+ * Return: 0 when the child exited by itself, else the error of the first
+ * zs_wait_for_exit().
+ */
+int zs_child_stop(pid_t pid, int wr, int *status, int timeout_ms)
+{
+	int ret;
+
+	zs_send_msg(wr, 'X');
+	ret = zs_wait_for_exit(pid, status, timeout_ms);
+	if (ret) {
+		kill(pid, SIGKILL);
+		zs_wait_for_exit(pid, status, 5000);
+	}
+	return ret;
+}
+
+/**
+ * zs_run_cleanup() - release what a case used to talk to its child
+ * @cg: the case's cgroup from zs_cg_create(), or NULL
+ * @rd: the parent's read end, or -1
+ * @wr: the parent's write end, or -1
+ *
+ * Closes the open pipe ends, then removes @cg (giving up after 10 s) and
+ * frees it.
+ */
+void zs_run_cleanup(char *cg, int rd, int wr)
+{
+	if (rd >= 0)
+		close(rd);
+	if (wr >= 0)
+		close(wr);
+	zs_cg_destroy(cg, 10000);
+	free(cg);
+}
+
 int zs_cg_key(const char *cg, const char *file, const char *key, long long *val)
 {
 	char path[PATH_MAX];
@@ -555,6 +668,22 @@ int zs_wait_for_msg_sampling(int fd, int timeout_ms, int interval_ms,
 	return -ETIMEDOUT;
 }
 
+/**
+ * zs_zswap_peak_sample() - track the peak of memory.zswap.current
+ * @arg: a struct zs_peak
+ *
+ * A sampler for zs_wait_for_msg_sampling(): raises @arg's peak to the
+ * cgroup's memory.zswap.current when that is higher.
+ */
+void zs_zswap_peak_sample(void *arg)
+{
+	struct zs_peak *pk = arg;
+	long long cur;
+
+	if (!zs_cg_ll(pk->cg, "memory.zswap.current", &cur) && cur > pk->peak)
+		pk->peak = cur;
+}
+
 int zs_send_msg(int fd, char msg)
 {
 	ssize_t n;
@@ -695,14 +824,6 @@ void zs_setup(struct zs_env *env, long long min_free_swap_kb)
 			ksft_exit_skip("cannot enable the memory controller\n");
 	}
 
-	if (access(ZSWAP_DEBUGFS_DIR, F_OK) && !zs_debugfs_is_mounted()) {
-		if (!mount("debugfs", DEBUGFS_DIR, "debugfs", 0, NULL))
-			zs_debugfs_mounted = true;
-	}
-	if (access(ZSWAP_DEBUGFS_DIR, F_OK))
-		ksft_exit_skip("no zswap counters in %s (CONFIG_DEBUG_FS)\n",
-			       ZSWAP_DEBUGFS_DIR);
-
 	if (zs_parse_swaps(env))
 		ksft_exit_skip("no active swap area in /proc/swaps\n");
 	if (env->swap_size_kb - env->swap_used_kb < min_free_swap_kb)
@@ -710,12 +831,24 @@ void zs_setup(struct zs_env *env, long long min_free_swap_kb)
 			       min_free_swap_kb,
 			       env->swap_size_kb - env->swap_used_kb);
 
+	/*
+	 * A kernel booted with zswap off sets it up on the first enable:
+	 * its debugfs directory exists only from then on.
+	 */
 	ret = zs_param_set("enabled", "Y");
 	if (ret)
 		ksft_exit_skip("cannot enable zswap: %s\n", strerror(-ret));
 	snprintf(path, sizeof(path), "%s/enabled", ZSWAP_PARAM_DIR);
 	if (zs_read_file(path, val, sizeof(val)) < 0 || val[0] != 'Y')
 		ksft_exit_skip("zswap did not stay enabled\n");
+
+	if (access(ZSWAP_DEBUGFS_DIR, F_OK) && !zs_debugfs_is_mounted()) {
+		if (!mount("debugfs", DEBUGFS_DIR, "debugfs", 0, NULL))
+			zs_debugfs_mounted = true;
+	}
+	if (access(ZSWAP_DEBUGFS_DIR, F_OK))
+		ksft_exit_skip("no zswap counters in %s (CONFIG_DEBUG_FS)\n",
+			       ZSWAP_DEBUGFS_DIR);
 }
 
 /* Maps a device number to its whole disk, where iocost is configured. */
@@ -948,4 +1081,62 @@ uint64_t zs_csum(const void *buf, size_t len)
 		h *= prime;
 	}
 	return h;
+}
+
+/**
+ * zs_map_tagged() - map anonymous memory and fill it with tagged pages
+ * @size: how many bytes, a multiple of @page_size
+ * @page_size: the page size
+ * @tag: page i gets ZS_PAT_COMPRESSIBLE contents seeded with i, then
+ *       @tag ^ i in its first word
+ *
+ * The mapping is private and MADV_NOHUGEPAGE: it swaps as order-0 folios.
+ *
+ * Return: the mapping, or NULL.
+ */
+char *zs_map_tagged(size_t size, size_t page_size, uint64_t tag)
+{
+	size_t i, npages = size / page_size;
+	uint64_t *w;
+	char *mem;
+
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return NULL;
+	madvise(mem, size, MADV_NOHUGEPAGE);
+
+	for (i = 0; i < npages; i++) {
+		zs_fill_page(mem + i * page_size, page_size,
+			     ZS_PAT_COMPRESSIBLE, i);
+		w = (uint64_t *)(mem + i * page_size);
+		*w = tag ^ i;
+	}
+	return mem;
+}
+
+/**
+ * zs_retag() - check the tags of zs_fill_tagged() and write them again
+ * @mem: the first page
+ * @npages: how many pages
+ * @page_size: the page size
+ * @tag: the tag the pages were filled with
+ *
+ * Faults every page in and dirties it, so that it must be stored again.
+ *
+ * Return: the index of the first page with a wrong tag, or -1.
+ */
+long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag)
+{
+	long bad = -1;
+	uint64_t *w;
+	size_t i;
+
+	for (i = 0; i < npages; i++) {
+		w = (uint64_t *)(mem + i * page_size);
+		if (*w != (tag ^ i) && bad < 0)
+			bad = i;
+		*w = tag ^ i;
+	}
+	return bad;
 }

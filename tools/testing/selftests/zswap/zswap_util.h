@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kselftest.h"
+
 #define ZSWAP_MODULE_DIR	"/sys/module/zswap"
 #define ZSWAP_PARAM_DIR		ZSWAP_MODULE_DIR "/parameters"
 #define DEBUGFS_DIR		"/sys/kernel/debug"
@@ -55,6 +57,10 @@ int zs_on_cleanup(void (*fn)(void));
 char *zs_cg_create(const char *parent, const char *name);
 int zs_cg_destroy(const char *cg, int timeout_ms);
 pid_t zs_cg_spawn(const char *cg, int (*fn)(void *arg), void *arg);
+pid_t zs_cg_spawn_piped(const char *cg, int (*fn)(void *arg), void *arg,
+			int *child_rd, int *child_wr, int *rd, int *wr);
+int zs_child_stop(pid_t pid, int wr, int *status, int timeout_ms);
+void zs_run_cleanup(char *cg, int rd, int wr);
 
 /* Counters; each returns 0 or -errno and stores the value in *val. */
 int zs_vmstat(const char *field, long long *val);
@@ -77,6 +83,18 @@ int zs_wait_for_debugfs_at_most(const char *name, long long limit,
 int zs_wait_for_msg(int fd, int timeout_ms);
 int zs_wait_for_msg_sampling(int fd, int timeout_ms, int interval_ms,
 			     void (*sample)(void *arg), void *arg);
+
+/**
+ * struct zs_peak - the peak of a cgroup's memory.zswap.current
+ * @cg: the cgroup
+ * @peak: the highest value seen by zs_zswap_peak_sample()
+ */
+struct zs_peak {
+	const char *cg;
+	long long peak;
+};
+
+void zs_zswap_peak_sample(void *arg);
 int zs_send_msg(int fd, char msg);
 int zs_wait_for_exit(pid_t pid, int *status, int timeout_ms);
 
@@ -109,5 +127,30 @@ enum zs_pattern {
 const char *zs_pattern_name(enum zs_pattern pat);
 void zs_fill_page(void *page, size_t size, enum zs_pattern pat, uint64_t seed);
 uint64_t zs_csum(const void *buf, size_t len);
+char *zs_map_tagged(size_t size, size_t page_size, uint64_t tag);
+long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag);
+
+/**
+ * zs_report() - print the TAP result line of one case
+ * @res: KSFT_PASS, KSFT_SKIP, or anything else for a failure
+ * @name: the case's name
+ * @why: why it was skipped or failed
+ *
+ * A skip gives @why on the result line; a failure prints it first as a
+ * diagnostic line of its own. Inline on purpose: kselftest.h keeps its
+ * pass/fail counts per translation unit, so the calls must be compiled
+ * into the test program, not into zswap_util.o.
+ */
+static inline void zs_report(int res, const char *name, const char *why)
+{
+	if (res == KSFT_PASS) {
+		ksft_test_result_pass("%s\n", name);
+	} else if (res == KSFT_SKIP) {
+		ksft_test_result_skip("%s: %s\n", name, why);
+	} else {
+		ksft_print_msg("%s\n", why);
+		ksft_test_result_fail("%s\n", name);
+	}
+}
 
 #endif /* __ZSWAP_UTIL_H */
