@@ -118,11 +118,14 @@ series_src() {
 	export_rev "$rev" "$BENCH/src-series" "$BENCH/src-series.rev"
 }
 
-# fragment SRC: the guest options: the series' selftest fragment plus
-# lib/bench.config (the stock kernel gets the same file).
+# fragment: the guest options: the series' selftest fragment, always as
+# of branch `series` (a SERIES_REV before the selftests has none, and
+# every arm must get the same .config), plus lib/bench.config; the stock
+# kernel gets the same file.
 fragment() {
-	local f=$BENCH/fragment.config zcfg=$1/tools/testing/selftests/zswap/config
-	[ -f "$zcfg" ] || die "$zcfg is missing: the series has no zswap selftest config"
+	local f=$BENCH/fragment.config zcfg=$BENCH/selftests.config
+	git -C "$TREE" show "$SERIES_BRANCH:tools/testing/selftests/zswap/config" >"$zcfg" ||
+		die "branch $SERIES_BRANCH has no tools/testing/selftests/zswap/config"
 	grep -h '^CONFIG_' "$zcfg" "$ROOT/lib/bench.config" | sort -u >"$f.new"
 	if cmp -s "$f.new" "$f"; then
 		rm "$f.new"
@@ -150,7 +153,7 @@ stock_src() {
 build_kernels() {
 	local src frag stock
 	src=$(series_src)
-	frag=$(fragment "$src")
+	frag=$(fragment)
 	case " $arms " in *" C "*)
 		guest_kernel "$src" "$BENCH/guest-series" x86_64 "$ROOT/lib/guest.config" "$frag" ;;
 	esac
@@ -328,7 +331,7 @@ summarize() {
 
 main() {
 	local res t0
-	BENCH_ARGS="--profile $profile $*"
+	BENCH_ARGS="$*"
 	parse_args "$@"
 	if [ -n "$summary_only" ]; then
 		[ -d "$summary_only" ] || die "--summary $summary_only: no such results directory"
