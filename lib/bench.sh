@@ -35,7 +35,7 @@ set -euo pipefail
 BENCH=$BUILD/bench
 PY=/usr/bin/python3			# Debian's, not a pyenv shim
 GUEST_MEM=1G
-GUEST_CPUS=2
+GUEST_CPUS=${GUEST_CPUS:-2}		# the guest's vCPUs (env, for one-off rows)
 BENCH_IOPS=1000				# the disk throttle, and iocost's model
 BENCH_BPS=16777216
 ALL_ARMS="A B C"
