@@ -566,18 +566,6 @@ out:
 	return res;
 }
 
-/* zs_report(), with the case's name in front of a failure's reason. */
-static void report(int res, const char *name, const char *why)
-{
-	char msg[640];
-
-	if (res != KSFT_PASS && res != KSFT_SKIP) {
-		snprintf(msg, sizeof(msg), "%s: %s", name, why);
-		why = msg;
-	}
-	zs_report(res, name, why);
-}
-
 int main(void)
 {
 	char why[512];
@@ -591,15 +579,15 @@ int main(void)
 
 	why[0] = '\0';
 	res = test_pages_per_request(why, sizeof(why));
-	report(res, "pages_per_request", why);
+	zs_report(res, "pages_per_request", why);
 
 	why[0] = '\0';
 	res = test_rotation(why, sizeof(why));
-	report(res, "rotation", why);
+	zs_report(res, "rotation", why);
 
 	why[0] = '\0';
 	res = test_fault_race(why, sizeof(why));
-	report(res, "fault_race", why);
+	zs_report(res, "fault_race", why);
 
 	ksft_finished();
 }

@@ -1116,7 +1116,7 @@ char *zs_map_tagged(size_t size, size_t page_size, uint64_t tag)
 }
 
 /**
- * zs_retag() - check the tags of zs_fill_tagged() and write them again
+ * zs_retag() - check the tags of zs_map_tagged() and write them again
  * @mem: the first page
  * @npages: how many pages
  * @page_size: the page size

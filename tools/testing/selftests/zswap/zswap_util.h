@@ -136,8 +136,8 @@ long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag);
  * @name: the case's name
  * @why: why it was skipped or failed
  *
- * A skip gives @why on the result line; a failure prints it first as a
- * diagnostic line of its own. Inline on purpose: kselftest.h keeps its
+ * A skip gives @why on the result line; a failure prints "@name: @why"
+ * first as a diagnostic line of its own. Inline on purpose: kselftest.h keeps its
  * pass/fail counts per translation unit, so the calls must be compiled
  * into the test program, not into zswap_util.o.
  */
@@ -148,7 +148,7 @@ static inline void zs_report(int res, const char *name, const char *why)
 	} else if (res == KSFT_SKIP) {
 		ksft_test_result_skip("%s: %s\n", name, why);
 	} else {
-		ksft_print_msg("%s\n", why);
+		ksft_print_msg("%s: %s\n", name, why);
 		ksft_test_result_fail("%s\n", name);
 	}
 }
