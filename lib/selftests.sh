@@ -276,7 +276,10 @@ PY
 
 if [ "$vm" = um ]; then
 	"$ROOT/lib/deps.sh" build
-	command -v sfdisk >/dev/null || "$ROOT/lib/deps.sh" vm
+	# the disk image (sfdisk) and, from the host root, the guest's
+	# scratch (mkfs.ext4) and loopback (ip): the vm group has them
+	command -v sfdisk >/dev/null && command -v mkfs.ext4 >/dev/null &&
+		command -v ip >/dev/null || "$ROOT/lib/deps.sh" vm
 else
 	"$ROOT/lib/deps.sh" build vm
 fi
