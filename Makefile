@@ -6,20 +6,22 @@
 #   make ARCH=x86_64     the KUnit suites under QEMU (TCG unless KVM works)
 #   make selftests       tools/testing/selftests/zswap in a QEMU guest (vng);
 #                        VM=um for the quicker, less faithful UML guest
-#   make bench           arms A/B/C x scenarios mild/heavy in QEMU guests
-#                        (PROFILE=standard, the default, or quick);
-#                        make bench-summary RESULTS=DIR redoes its tables
+#   make bench           arms A/B/C x scenarios mild/heavy x workloads
+#                        cache/compile in QEMU guests (PROFILE=standard, the
+#                        default, or quick: cache only); make bench-summary
+#                        RESULTS=DIR redoes its tables; make bench-rows runs
+#                        arm C at the design-choice commits (ROWS=...)
 
 ARCH ?= um
 SHELL := /bin/bash
 LIB := $(CURDIR)/lib
 
-.PHONY: all deps tree kunit selftests bench bench-summary export check-export checkpatch bisect check clean help
+.PHONY: all deps tree kunit selftests bench bench-summary bench-rows export check-export checkpatch bisect check clean help
 
 all: kunit
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,14p' Makefile
 
 deps:
 	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
@@ -40,6 +42,9 @@ bench: $(if $(wildcard build/linux/.git),,tree)
 
 bench-summary:
 	@$(LIB)/bench.sh --summary '$(RESULTS)'
+
+bench-rows: $(if $(wildcard build/linux/.git),,tree)
+	@$(LIB)/bench-rows.sh $(ROWS)
 
 export:
 	@$(LIB)/export.sh export

@@ -18,6 +18,8 @@ import subprocess
 import sys
 
 ARMS = ["A", "B", "C"]
+WORKLOADS = ["cache", "compile"]
+WORKLOAD_TASKS = ("cachebench", "cc1", "gcc", "as")
 ARM_NAMES = {"A": "stock, shrinker off", "B": "stock, shrinker on",
              "C": "series, shrinker on"}
 OOM_ALLOWED = {"A"}             # the shrinker-off arm may be OOM-killed
@@ -105,7 +107,7 @@ def writer_class(comm):
         return "kworker"
     if comm.startswith("kswapd"):
         return "kswapd"
-    if comm.startswith("cachebench"):
+    if comm.startswith(WORKLOAD_TASKS):
         return "workload"
     return "other"
 
@@ -141,7 +143,7 @@ def parse(rundir):
     b = lambda f: read(os.path.join(rundir, "before", f))
     a = lambda f: read(os.path.join(rundir, "after", f))
     r = {"round": int(p.get("BENCH_ROUND", 0)), "scenario": scen, "arm": arm,
-         "params": p, "invalid": []}
+         "wl": p.get("BENCH_WORKLOAD", "cache"), "params": p, "invalid": []}
     r["vm_rc"] = int(read(os.path.join(rundir, "vm.rc"), "-1").strip() or -1)
     r["wall_s"] = int(read(os.path.join(rundir, "wall_s"), "0").strip() or 0)
     r["guest_done"] = os.path.exists(os.path.join(rundir, "guest-done"))
@@ -197,9 +199,10 @@ def parse(rundir):
         r["oom"] = r["oom_kill"] > 0
         if r["oom"] and arm not in OOM_ALLOWED:
             r["invalid"].append("OOM kill in arm %s" % arm)
+        ok_rc = (0, 2) if r["wl"] == "cache" else (0,)
         if not r["oom"] and r["workload_rc"] == 137:
             r["invalid"].append("workload killed by its timeout")
-        elif not r["oom"] and r["workload_rc"] not in (0, 2):
+        elif not r["oom"] and r["workload_rc"] not in ok_rc:
             r["invalid"].append("workload exit %s" % r["workload_rc"])
         if arm in WRITEBACK_EXPECTED and r["zswap"].get("written_back_pages", 0) == 0:
             r["invalid"].append("no zswap writeback")
@@ -215,6 +218,8 @@ def outcome(r):
     w = r.get("workload", {})
     if r.get("oom"):
         return "OOM-killed"
+    if w.get("failed"):
+        return "%d compiles failed" % w["failed"]
     if w and not w.get("populate_done", True):
         return "populate timed out"
     return "ok" if w else "no result"
@@ -225,7 +230,9 @@ def progress_line(rundir):
     w = r.get("workload", {})
     parts = ["VALID" if r["valid"] else "INVALID (%s)" % "; ".join(r["invalid"]),
              outcome(r)]
-    if w:
+    if w.get("workload") == "compile":
+        parts.append("build %.1fs (%d files, %d jobs)" % (w["build_s"], w["files"], w["jobs"]))
+    elif w:
         parts.append("populate %.1fs (%.0f values/s)" % (w.get("populate_s", 0),
                                                       w.get("populate_rate", 0)))
         if w.get("ops"):
@@ -252,6 +259,9 @@ def metric_rows():
     rejects = lambda r: sum(v for k, v in r.get("zswap", {}).items()
                             if k.startswith("reject_")) if "zswap" in r else None
     return [
+        ("build time (s)", w("build_s"), "%.1f"),
+        ("compiles failed", w("failed"), "%.0f"),
+        ("slowest compile (s)", lambda r: max(r["workload"]["file_s"].values()), "%.1f"),
         ("populate (s)", w("populate_s"), "%.1f"),
         ("populate rate (values/s)", w("populate_rate"), "%.0f"),
         ("populated (% of the set)", lambda r: 100.0 * r["workload"]["populated"] * 4096
@@ -307,10 +317,11 @@ def load_runs(res):
     return runs
 
 
-def scenario_table(runs, scen, arms):
+def scenario_table(runs, wl, scen, arms):
+    """The table of one workload and scenario; rows without data are left out."""
     out = []
-    sr = [r for r in runs if r["scenario"] == scen]
-    out.append("### Scenario %s\n" % scen)
+    sr = [r for r in runs if r["scenario"] == scen and r["wl"] == wl]
+    out.append("### %s workload, scenario %s\n" % (wl, scen))
     out.append("| metric | " + " | ".join("%s (%s)" % (a, ARM_NAMES[a]) for a in arms) + " |")
     out.append("|---" * (len(arms) + 1) + "|")
     counts = []
@@ -327,8 +338,9 @@ def scenario_table(runs, scen, arms):
     for a in arms:
         ar = [r for r in sr if r["arm"] == a and r["valid"]]
         timed.append("%d" % sum(outcome(r) == "populate timed out" for r in ar))
-    out.append("| populate timed out (valid runs; their run phase covers the values written) | "
-               + " | ".join(timed) + " |")
+    if wl == "cache":
+        out.append("| populate timed out (valid runs; their run phase covers the values"
+                   " written) | " + " | ".join(timed) + " |")
     for label, get, fmt in metric_rows():
         row = []
         for a in arms:
@@ -341,25 +353,31 @@ def scenario_table(runs, scen, arms):
                 except (KeyError, TypeError, ZeroDivisionError):
                     vals.append(None)
             row.append(cell(vals, fmt))
-        out.append("| %s | %s |" % (label, " | ".join(row)))
+        if any(c != "-" for c in row):
+            out.append("| %s | %s |" % (label, " | ".join(row)))
     out.append("")
     return out
 
 
-RATIO_METRICS = [("ops/s", lambda r: r["workload"].get("ops_per_s")),
-                 ("p99.9", lambda r: r["workload"].get("p999_us")),
-                 ("populate rate", lambda r: r["workload"].get("populate_rate")),
-                 ("PSI full", lambda r: r["psi_us"].get("full")),
-                 ("cost.indebt", lambda r: r["io"].get("cost.indebt")),
-                 ("cost.wait", lambda r: r["io"].get("cost.wait"))]
+COST_RATIOS = [("PSI full", lambda r: r["psi_us"].get("full")),
+               ("cost.indebt", lambda r: r["io"].get("cost.indebt")),
+               ("cost.wait", lambda r: r["io"].get("cost.wait"))]
+RATIO_METRICS = {
+    "cache": [("ops/s", lambda r: r["workload"].get("ops_per_s")),
+              ("p99.9", lambda r: r["workload"].get("p999_us")),
+              ("populate rate", lambda r: r["workload"].get("populate_rate"))] + COST_RATIOS,
+    "compile": [("build time", lambda r: r["workload"].get("build_s"))] + COST_RATIOS,
+}
 
 
-def ratio_table(runs, scen):
-    out = ["#### %s: paired ratios within a round (valid pairs only)\n" % scen,
-           "| round | pair | " + " | ".join(m for m, _ in RATIO_METRICS) + " |",
-           "|---|---|" + "---|" * len(RATIO_METRICS)]
-    by = {(r["round"], r["arm"]): r for r in runs if r["scenario"] == scen}
-    rounds = sorted({r["round"] for r in runs if r["scenario"] == scen})
+def ratio_table(runs, wl, scen):
+    metrics = RATIO_METRICS[wl]
+    runs = [r for r in runs if r["scenario"] == scen and r["wl"] == wl]
+    out = ["#### %s, %s: paired ratios within a round (valid pairs only)\n" % (wl, scen),
+           "| round | pair | " + " | ".join(m for m, _ in metrics) + " |",
+           "|---|---|" + "---|" * len(metrics)]
+    by = {(r["round"], r["arm"]): r for r in runs}
+    rounds = sorted({r["round"] for r in runs})
     any_row = False
     for rd in rounds:
         for base in ("B", "A"):
@@ -368,11 +386,11 @@ def ratio_table(runs, scen):
                 continue
             if not (c["valid"] and o["valid"]):
                 why = "invalid: " + "; ".join(c["invalid"] + o["invalid"])
-                out.append("| %d | C/%s | %s |" % (rd, base, why) + " |" * (len(RATIO_METRICS) - 1))
+                out.append("| %d | C/%s | %s |" % (rd, base, why) + " |" * (len(metrics) - 1))
                 any_row = True
                 continue
             cells = []
-            for _, get in RATIO_METRICS:
+            for _, get in metrics:
                 try:
                     x, y = get(c), get(o)
                     cells.append("%.2f" % (x / y) if x is not None and y else "-")
@@ -383,7 +401,7 @@ def ratio_table(runs, scen):
             out.append("| %d | C/%s | %s |" % (rd, base, " | ".join(cells)))
             any_row = True
     if not any_row:
-        out.append("| - | - |" + " - |" * len(RATIO_METRICS))
+        out.append("| - | - |" + " - |" * len(metrics))
     out.append("\n(*: the other arm was %s; its workload figures are partial.)\n"
                % "OOM-killed or timed out")
     return out
@@ -393,10 +411,8 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-def figures(runs, res, arms, scenarios):
-    fig = os.path.join(res, "figures")
-    os.makedirs(fig, exist_ok=True)
-    # per arm and scenario: median, min, max of ops/s and p99.9 (valid runs)
+def figure_cache(runs, fig, arms, scenarios):
+    """Per arm and scenario: median, min, max of ops/s and p99.9 (valid runs)."""
     dat = os.path.join(fig, "arms.dat")
     with open(dat, "w") as f:
         f.write("# idx label ops_med ops_min ops_max p999_med p999_min p999_max\n")
@@ -404,7 +420,7 @@ def figures(runs, res, arms, scenarios):
         for s in scenarios:
             for a in arms:
                 ok = [r for r in runs if r["scenario"] == s and r["arm"] == a
-                      and r["valid"] and r["workload"].get("ops")]
+                      and r["wl"] == "cache" and r["valid"] and r["workload"].get("ops")]
                 ops = [r["workload"]["ops_per_s"] for r in ok] or [0]
                 p = [r["workload"]["p999_us"] / 1000 for r in ok] or [0]
                 f.write('%d "%s-%s" %g %g %g %g %g %g\n' % (
@@ -427,16 +443,48 @@ set ylabel 'ms'
 plot '%s' using 1:6:xtic(2) with boxes notitle, '' using 1:6:7:8 with yerrorbars pt 0 lc rgb 'black' notitle
 unset multiplot
 """ % (os.path.join(fig, "throughput-p999.png"), dat, dat))
-    # time series of the first round: pool size, cost.wait, cost.indebt
+
+
+def figure_compile(runs, fig, arms, scenarios):
+    """Per arm and scenario: median, min, max of the build time (valid runs)."""
+    dat = os.path.join(fig, "compile.dat")
+    with open(dat, "w") as f:
+        f.write("# idx label build_med build_min build_max\n")
+        i = 0
+        for s in scenarios:
+            for a in arms:
+                ok = [r["workload"]["build_s"] for r in runs if r["scenario"] == s
+                      and r["arm"] == a and r["wl"] == "compile" and r["valid"]
+                      and not r["workload"].get("failed") and "build_s" in r["workload"]] or [0]
+                f.write('%d "%s-%s" %g %g %g\n' % (i, s, a, statistics.median(ok), min(ok), max(ok)))
+                i += 1
+    gnuplot("""set terminal pngcairo size 600,420 noenhanced
+set output '%s'
+set style fill solid 0.5
+set boxwidth 0.6
+set grid y
+set xtics rotate by -30
+set yrange [0:*]
+set title 'compile slice: build time (median, min-max; 0 = no valid run)'
+set ylabel 's'
+plot '%s' using 1:3:xtic(2) with boxes notitle, '' using 1:3:4:5 with yerrorbars pt 0 lc rgb 'black' notitle
+""" % (os.path.join(fig, "compile-time.png"), dat))
+
+
+def figure_timeseries(runs, res, fig, wl, arms, scenarios):
+    """The first round's pool size, cost.wait/indebt and PSI full over time."""
     rd = min((r["round"] for r in runs), default=1)
+    made = []
     for s in scenarios:
         series = []
         for a in arms:
-            rundir = os.path.join(res, "%d-%s-%s" % (rd, s, a))
+            rundir = os.path.join(res, "%d-%s-%s%s" % (rd, s, a, "" if wl == "cache" else "-" + wl))
             if os.path.exists(os.path.join(rundir, "samples.csv")):
                 series.append((a, os.path.join(rundir, "samples.csv")))
         if not series:
             continue
+        name = "timeseries-%s%s.png" % ("" if wl == "cache" else wl + "-", s)
+        made.append("figures/" + name)
         pool = ", ".join("'%s' using ($1/1000):($2/1048576) with lines title '%s'" % (p, a)
                          for a, p in series)
         wait = ", ".join("'%s' using ($1/1000):($6/1e6) with lines title '%s cost.wait'" % (p, a)
@@ -449,7 +497,7 @@ unset multiplot
 set output '%s'
 set datafile separator ','
 set key autotitle columnhead
-set multiplot layout 3,1 title 'round %d, scenario %s'
+set multiplot layout 3,1 title '%s workload, round %d, scenario %s'
 set grid
 set xlabel 'seconds since the workload started'
 set ylabel 'zswap pool (MiB)'
@@ -459,7 +507,24 @@ plot %s, %s
 set ylabel 'memory PSI full, cumulative (s)'
 plot %s
 unset multiplot
-""" % (os.path.join(fig, "timeseries-%s.png" % s), rd, s, pool, wait, debt, psi))
+""" % (os.path.join(fig, name), wl, rd, s, pool, wait, debt, psi))
+    return made
+
+
+def figures(runs, res, arms, scenarios, workloads):
+    """Makes the figures; returns their paths relative to res."""
+    fig = os.path.join(res, "figures")
+    os.makedirs(fig, exist_ok=True)
+    made = []
+    if "cache" in workloads:
+        figure_cache(runs, fig, arms, scenarios)
+        made.append("figures/throughput-p999.png")
+    if "compile" in workloads:
+        figure_compile(runs, fig, arms, scenarios)
+        made.append("figures/compile-time.png")
+    for wl in workloads:
+        made += figure_timeseries([r for r in runs if r["wl"] == wl], res, fig, wl, arms, scenarios)
+    return made
 
 
 def summary(res):
@@ -468,26 +533,28 @@ def summary(res):
         sys.exit("summary.py: no runs under %s" % res)
     arms = [a for a in ARMS if any(r["arm"] == a for r in runs)]
     scenarios = [s for s in ("mild", "heavy") if any(r["scenario"] == s for r in runs)]
+    workloads = [w for w in WORKLOADS if any(r["wl"] == w for r in runs)]
     meta = read(os.path.join(res, "meta.txt"))
     out = ["# Benchmark summary: %s\n" % os.path.basename(res), "```", meta.strip(), "```", "",
            "Cells: median [min-max] over the valid runs of an arm. Times in seconds",
            "are totals over the measured interval (sibling warm-up excluded).", ""]
-    for s in scenarios:
-        out += scenario_table(runs, s, arms)
-        out += ratio_table(runs, s)
+    for wl in workloads:
+        for s in scenarios:
+            if any(r["wl"] == wl and r["scenario"] == s for r in runs):
+                out += scenario_table(runs, wl, s, arms)
+                out += ratio_table(runs, wl, s)
     out.append("### Runs\n")
-    out.append("| run | valid | outcome | wall (s) | reasons |")
-    out.append("|---|---|---|---|---|")
-    for r in sorted(runs, key=lambda r: (r["round"], r["scenario"], r["arm"])):
-        out.append("| %d-%s-%s | %s | %s | %d | %s |" % (
-            r["round"], r["scenario"], r["arm"], "yes" if r["valid"] else "no",
+    out.append("| run | workload | valid | outcome | wall (s) | reasons |")
+    out.append("|---|---|---|---|---|---|")
+    for r in sorted(runs, key=lambda r: (r["round"], r["wl"], r["scenario"], r["arm"])):
+        out.append("| %d-%s-%s | %s | %s | %s | %d | %s |" % (
+            r["round"], r["scenario"], r["arm"], r["wl"], "yes" if r["valid"] else "no",
             outcome(r), r["wall_s"], "; ".join(r["invalid"]) or "-"))
     out.append("")
-    out.append("Figures: figures/throughput-p999.png, " +
-               ", ".join("figures/timeseries-%s.png" % s for s in scenarios))
+    made = figures(runs, res, arms, scenarios, workloads)
+    out.append("Figures: " + ", ".join(made))
     with open(os.path.join(res, "summary.md"), "w") as f:
         f.write("\n".join(out) + "\n")
-    figures(runs, res, arms, scenarios)
     print("\n".join(out))
 
 

@@ -3,10 +3,12 @@
 # The benchmark (issue 6): lib/bench.sh [--profile quick|standard]
 #                                      [--rounds N] [--arms 'A B C']
 #                                      [--scenarios 'mild heavy']
+#                                      [--workloads 'cache compile']
 #                                      [--results DIR]
 #        lib/bench.sh --summary RESULTS_DIR    (tables and figures again)
 # (PROFILE=... in the environment does the same as --profile; SERIES_REV
-# names the commit of build/linux that arm C runs, default branch series.)
+# names the commit of build/linux that arm C runs, default branch series;
+# WORKLOADS=... does the same as --workloads.)
 #
 # Arms: A stock 7.3.4, zswap shrinker off; B stock, shrinker on; C the
 # series (branch `series` of build/linux), shrinker on. Scenarios: the IO
@@ -18,15 +20,18 @@
 # disk throttled by QEMU at BENCH_IOPS IOPS and BENCH_BPS bytes/s: its
 # partition 1 is the swap device, partition 2 the sibling's raw target.
 # iocost runs on the disk with a linear model equal to that throttle and a
-# fixed vrate (see docs/results.md). The workload is bench/cachebench in a
-# cgroup under memory.max; lib/bench-guest.sh is the guest side.
+# fixed vrate (see docs/results.md). The workload runs in a cgroup under
+# memory.max: bench/cachebench (cache), or bench/compile.sh compiling a
+# slice of the stock kernel's mm/ (compile); lib/bench-guest.sh is the
+# guest side.
 #
 # --results DIR adds the runs to DIR (e.g. the arms of one round run as
 # two invocations) instead of a new directory.
 #
-# Output: build/bench/results/<timestamp>/<round>-<scenario>-<arm>/ (raw
-# kernel files, run.json), summary.md and figures there; the summary and
-# figures are copied to docs/bench-latest.md and docs/figures/.
+# Output: build/bench/results/<timestamp>/<round>-<scenario>-<arm>[-compile]/
+# (raw kernel files, run.json), summary.md and figures there; after a full
+# standard run (see full_run) and after --summary, the summary and figures
+# are copied to docs/bench-latest.md and docs/figures/.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$ROOT/lib/vm.sh"
@@ -40,11 +45,19 @@ BENCH_IOPS=1000				# the disk throttle, and iocost's model
 BENCH_BPS=16777216
 ALL_ARMS="A B C"
 ALL_SCENARIOS="mild heavy"
+ALL_WORKLOADS="cache compile"
+# The compile workload's slice: two mm/ objects compiled side by side,
+# cc1 peaks of 96 and 101 MB, 2.1 and 2.3 s natively here, about 35 s each
+# under TCG without a cap and 125-130 s under the 96M cap in arm C.
+COMPILE_OBJS="mm/compaction.o mm/rmap.o"
+COMPILE_JOBS=2
+SLICE=$BENCH/compile-slice
 
 profile=${PROFILE:-quick} rounds="" arms=$ALL_ARMS scenarios=$ALL_SCENARIOS summary_only="" results=""
+workloads=${WORKLOADS:-}
 
 usage() {
-	die "usage: lib/bench.sh [--profile quick|standard] [--rounds N] [--arms 'A B C'] [--scenarios 'mild heavy'] [--results DIR] | --summary DIR"
+	die "usage: lib/bench.sh [--profile quick|standard] [--rounds N] [--arms 'A B C'] [--scenarios 'mild heavy'] [--workloads 'cache compile'] [--results DIR] | --summary DIR"
 }
 
 parse_args() {
@@ -55,6 +68,7 @@ parse_args() {
 		--rounds) rounds=$2 ;;
 		--arms) arms=$2 ;;
 		--scenarios) scenarios=$2 ;;
+		--workloads) workloads=$2 ;;
 		--summary) summary_only=$2 ;;
 		--results) results=$2 ;;
 		*) usage ;;
@@ -67,13 +81,16 @@ parse_args() {
 # are those of the setup in the brief (96M cap, 192M working set) in both;
 # quick bounds the populate phase at 45 s (the stock shrinker needs longer,
 # so its populate rate, not its populate time, is the figure there) and
-# fits six boots in about 20 minutes.
+# fits six boots in about 20 minutes, so it runs the cache workload only.
+# The compile workload has the same cap: two cc1 of 90-100 MB each.
 set_profile() {
 	case $profile in
 	quick)
-		ROUNDS=1 DURATION=10 POPULATE_TIMEOUT=45 GUEST_TIMEOUT=300 ;;
+		ROUNDS=1 DURATION=10 POPULATE_TIMEOUT=45 COMPILE_TIMEOUT=300
+		workloads=${workloads:-cache} ;;
 	standard)
-		ROUNDS=3 DURATION=60 POPULATE_TIMEOUT=400 GUEST_TIMEOUT=720 ;;
+		ROUNDS=3 DURATION=60 POPULATE_TIMEOUT=400 COMPILE_TIMEOUT=600
+		workloads=${workloads:-$ALL_WORKLOADS} ;;
 	*) die "PROFILE=$profile is not a profile: use quick or standard" ;;
 	esac
 	MEM_MAX=96M WSS_MB=192 THREADS=4 DEADLINE_MS=10
@@ -81,28 +98,61 @@ set_profile() {
 	case $ROUNDS in ''|0|*[!0-9]*) die "--rounds $ROUNDS: a positive number, please" ;; esac
 }
 
+# workload_timeout WORKLOAD: how long the guest lets it run (s).
+workload_timeout() {
+	case $1 in
+	cache) echo $((POPULATE_TIMEOUT + DURATION + 60)) ;;
+	compile) echo "$COMPILE_TIMEOUT" ;;
+	esac
+}
+
+# workload_cmd WORKLOAD ROUND: its command line in the guest (the guest
+# adds --timeline FILE).
+workload_cmd() {
+	case $1 in
+	cache) echo "$BENCH/cachebench --size-mb $WSS_MB --threads $THREADS --duration $DURATION --deadline-ms $DEADLINE_MS --populate-timeout $POPULATE_TIMEOUT --seed $2" ;;
+	compile) echo "$ROOT/bench/compile.sh --slice $SLICE --jobs $COMPILE_JOBS" ;;
+	esac
+}
+
 check_lists() {
-	local a s
+	local a s w
 	for a in $arms; do
 		case " $ALL_ARMS " in *" $a "*) ;; *) die "arm '$a' is not one of: $ALL_ARMS" ;; esac
 	done
 	for s in $scenarios; do
 		case " $ALL_SCENARIOS " in *" $s "*) ;; *) die "scenario '$s' is not one of: $ALL_SCENARIOS" ;; esac
 	done
-	[ -n "$arms" ] && [ -n "$scenarios" ] || die "no arm or no scenario to run"
+	for w in $workloads; do
+		case " $ALL_WORKLOADS " in *" $w "*) ;; *) die "workload '$w' is not one of: $ALL_WORKLOADS" ;; esac
+	done
+	[ -n "$arms" ] && [ -n "$scenarios" ] && [ -n "$workloads" ] ||
+		die "no arm, scenario or workload to run"
 }
 
 # export_rev REV DIR STAMP: DIR holds build/linux's commit REV (git
-# archive reads build/linux, never changes it), re-exported only when STAMP
-# names another commit; prints DIR.
+# archive reads build/linux, never changes it); prints DIR. When STAMP
+# names another commit, only the files that differ between the two are
+# rewritten, and every file written gets the current time (tar -m): git
+# archive would give it the commit's time, which is older than the
+# objects of a later build when REV is an earlier commit, and kbuild
+# would then keep the objects of the commit exported before.
 export_rev() {
-	local rev=$1 src=$2 stamp=$3
-	if [ "$(cat "$stamp" 2>/dev/null)" != "$rev" ]; then
+	local rev=$1 src=$2 stamp=$3 old
+	old=$(cat "$stamp" 2>/dev/null || true)
+	[ "$old" = "$rev" ] && { echo "$src"; return; }
+	if [ -n "$old" ] && [ -d "$src" ] && git -C "$TREE" cat-file -e "$old^{commit}" 2>/dev/null; then
+		log "updating ${src#"$ROOT"/} from ${old:0:12} to ${rev:0:12}"
+		git -C "$TREE" diff --no-renames --name-only -z --diff-filter=D "$old" "$rev" |
+			(cd "$src" && xargs -0 -r rm -f --)
+		git -C "$TREE" diff --no-renames --name-only -z --diff-filter=d "$old" "$rev" |
+			xargs -0 -r git -C "$TREE" archive "$rev" -- | tar -x -i -m -C "$src"
+	else
 		log "exporting $rev to ${src#"$ROOT"/}"
 		rm -rf "$src" && mkdir -p "$src"
-		git -C "$TREE" archive "$rev" | tar -x -C "$src"
-		echo "$rev" >"$stamp"
+		git -C "$TREE" archive "$rev" | tar -x -m -C "$src"
 	fi
+	echo "$rev" >"$stamp"
 	echo "$src"
 }
 
@@ -148,19 +198,42 @@ stock_src() {
 	export_rev "$rev" "$BENCH/linux" "$BENCH/stock.rev"
 }
 
+# want WORD LIST: true when LIST (words) has WORD.
+want() {
+	case " $2 " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # build_kernels: the guest kernels of the arms to run (one when only C,
-# or only A and B, are asked for).
+# or only A and B, are asked for; the stock build also when the compile
+# workload needs its slice).
 build_kernels() {
 	local src frag stock
 	src=$(series_src)
 	frag=$(fragment)
-	case " $arms " in *" C "*)
-		guest_kernel "$src" "$BENCH/guest-series" x86_64 "$ROOT/lib/guest.config" "$frag" ;;
-	esac
-	case " $arms " in *" A "*|*" B "*)
+	if want C "$arms"; then
+		guest_kernel "$src" "$BENCH/guest-series" x86_64 "$ROOT/lib/guest.config" "$frag"
+	fi
+	if want A "$arms" || want B "$arms" || want compile "$workloads"; then
 		stock=$(stock_src)
-		guest_kernel "$stock" "$BENCH/guest-stock" x86_64 "$ROOT/lib/guest.config" "$frag" ;;
-	esac
+		guest_kernel "$stock" "$BENCH/guest-stock" x86_64 "$ROOT/lib/guest.config" "$frag"
+	fi
+}
+
+# make_slice: the compile workload's input, preprocessed from the stock
+# build (the same for every arm), remade when the stock commit or the
+# object list changes.
+make_slice() {
+	local stamp key
+	want compile "$workloads" || return 0
+	stamp=$SLICE/.stamp
+	key="$(cat "$BENCH/stock.rev") $COMPILE_OBJS"
+	[ "$(cat "$stamp" 2>/dev/null)" = "$key" ] && return 0
+	rm -rf "$SLICE"
+	# shellcheck disable=SC2086 # the object list is words
+	run_logged "$LOGS/bench-slice.log" "compile slice" \
+		"$PY" "$ROOT/bench/slice.py" "$BENCH/guest-stock" "$SLICE" $COMPILE_OBJS
+	echo "$key" >"$stamp"
 }
 
 build_workload() {
@@ -206,17 +279,19 @@ scenario_depth() {
 	esac
 }
 
-# write_params RUNDIR ROUND SCENARIO ARM: what the guest script reads.
+# write_params RUNDIR ROUND SCENARIO ARM WORKLOAD: what the guest script
+# reads.
 # iocost: a linear model of the throttle (random and sequential IOs cost
 # the same, 1/BENCH_IOPS s; a byte costs 1/BENCH_BPS s) and a vrate fixed
 # at 100%, so the budget is the throttle's capacity, not a guess that
 # latency targets would tune under TCG's noisy timing.
 write_params() {
-	local dir=$1 round=$2 scen=$3 arm=$4
+	local dir=$1 round=$2 scen=$3 arm=$4 wl=$5
 	cat >"$dir/params.env" <<EOF
 BENCH_ROUND=$round
 BENCH_SCENARIO=$scen
 BENCH_ARM=$arm
+BENCH_WORKLOAD=$wl
 BENCH_KERNEL_COMMIT=$(arm_commit "$arm")
 BENCH_SHRINKER=$(arm_shrinker "$arm")
 BENCH_MEM_MAX=$MEM_MAX
@@ -227,8 +302,8 @@ BENCH_ZSWAP_COMPRESSOR=zstd
 BENCH_ZSWAP_MAX_POOL_PERCENT=20
 BENCH_IOCOST_MODEL="rbps=$BENCH_BPS rseqiops=$BENCH_IOPS rrandiops=$BENCH_IOPS wbps=$BENCH_BPS wseqiops=$BENCH_IOPS wrandiops=$BENCH_IOPS"
 BENCH_IOCOST_QOS="rpct=0 rlat=0 wpct=0 wlat=0 min=100 max=100"
-BENCH_WORKLOAD_TIMEOUT=$((POPULATE_TIMEOUT + DURATION + 60))
-BENCH_WORKLOAD_CMD="$BENCH/cachebench --size-mb $WSS_MB --threads $THREADS --duration $DURATION --deadline-ms $DEADLINE_MS --populate-timeout $POPULATE_TIMEOUT --seed $round"
+BENCH_WORKLOAD_TIMEOUT=$(workload_timeout "$wl")
+BENCH_WORKLOAD_CMD="$(workload_cmd "$wl" "$round")"
 EOF
 }
 
@@ -258,23 +333,33 @@ vm_run_timed() {
 	return "$rc"
 }
 
-# run_arm RESULTS ROUND SCENARIO ARM N TOTAL: boot, run, parse, one line.
+# run_dir RESULTS ROUND SCENARIO ARM WORKLOAD: a run's directory (the
+# cache workload's without a suffix, as before there was a second one).
+run_dir() {
+	local sfx=""
+	[ "$5" = cache ] || sfx=-$5
+	echo "$1/$2-$3-$4$sfx"
+}
+
+# run_arm RESULTS ROUND SCENARIO ARM WORKLOAD N TOTAL: boot, run, parse,
+# one line. The guest gets the workload's time plus 200 s for boot, setup
+# and the sibling's warm-up.
 run_arm() {
-	local res=$1 round=$2 scen=$3 arm=$4 n=$5 total=$6 dir t0 rc=0 cmd
-	dir=$res/$round-$scen-$arm
+	local res=$1 round=$2 scen=$3 arm=$4 wl=$5 n=$6 total=$7 dir t0 rc=0 cmd
+	dir=$(run_dir "$res" "$round" "$scen" "$arm" "$wl")
 	mkdir -p "$dir"
-	write_params "$dir" "$round" "$scen" "$arm"
+	write_params "$dir" "$round" "$scen" "$arm" "$wl"
 	make_disk "$dir/disk.img"
 	mapfile -t cmd < <(guest_cmd "$dir" "$arm")
 	printf '%s\n' "${cmd[@]}" >"$dir/command"
 	t0=$(date +%s)
-	vm_run_timed "$dir/console.log" "$GUEST_TIMEOUT" "${cmd[@]}" || rc=$?
+	vm_run_timed "$dir/console.log" $(($(workload_timeout "$wl") + 200)) "${cmd[@]}" || rc=$?
 	echo "$rc" >"$dir/vm.rc"
 	rm -f "$dir/disk.img"
 	echo $(($(date +%s) - t0)) >"$dir/wall_s"
 	"$PY" "$ROOT/bench/summary.py" parse "$dir" >/dev/null
-	printf '[%d/%d] round %d %-5s arm %s (%ss): %s\n' "$n" "$total" "$round" "$scen" "$arm" \
-		"$(cat "$dir/wall_s")" "$("$PY" "$ROOT/bench/summary.py" line "$dir")" >&2
+	printf '[%d/%d] round %d %-7s %-5s arm %s (%ss): %s\n' "$n" "$total" "$round" "$wl" "$scen" \
+		"$arm" "$(cat "$dir/wall_s")" "$("$PY" "$ROOT/bench/summary.py" line "$dir")" >&2
 }
 
 # rotate N WORDS...: WORDS rotated left by N.
@@ -294,7 +379,9 @@ write_meta() {
 		echo "command=lib/bench.sh $BENCH_ARGS"
 		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "profile=$profile rounds=$ROUNDS duration_s=$DURATION populate_timeout_s=$POPULATE_TIMEOUT"
-		echo "mem_max=$MEM_MAX wss_mb=$WSS_MB threads=$THREADS deadline_ms=$DEADLINE_MS"
+		echo "workloads=$workloads"
+		echo "cache: mem_max=$MEM_MAX wss_mb=$WSS_MB threads=$THREADS deadline_ms=$DEADLINE_MS"
+		echo "compile: mem_max=$MEM_MAX jobs=$COMPILE_JOBS objects=$COMPILE_OBJS (of the stock build) timeout_s=$COMPILE_TIMEOUT gcc=$(gcc -dumpfullversion)"
 		echo "guest=qemu TCG (vng), mem $GUEST_MEM, $GUEST_CPUS CPUs"
 		echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
 		echo "series_commit=$(cat "$BENCH/src-series.rev") (exported; each run's params.env has its kernel's commit)"
@@ -307,22 +394,38 @@ write_meta() {
 }
 
 run_all() {
-	local res=$1 round scen arm n=0 total nscen narms
-	nscen=$(wc -w <<<"$scenarios") narms=$(wc -w <<<"$arms")
-	total=$((ROUNDS * nscen * narms))
+	local res=$1 round wl scen arm n=0 total
+	total=$((ROUNDS * $(wc -w <<<"$workloads") * $(wc -w <<<"$scenarios") * $(wc -w <<<"$arms")))
 	for ((round = 1; round <= ROUNDS; round++)); do
-		for scen in $(rotate $((round - 1)) $scenarios); do
-			for arm in $(rotate $((round - 1)) $arms); do
-				n=$((n + 1))
-				run_arm "$res" "$round" "$scen" "$arm" "$n" "$total"
+		for wl in $workloads; do
+			for scen in $(rotate $((round - 1)) $scenarios); do
+				for arm in $(rotate $((round - 1)) $arms); do
+					n=$((n + 1))
+					run_arm "$res" "$round" "$scen" "$arm" "$wl" "$n" "$total"
+				done
 			done
 		done
 	done
 }
 
+# full_run: true for the run docs/ quotes: the standard profile with every
+# arm, scenario and workload, branch series, the default guest. Other runs
+# (rows, smoke runs) keep their summary in their results directory only.
+full_run() {
+	[ "$profile" = standard ] && [ -z "${SERIES_REV:-}" ] && [ "$GUEST_CPUS" = 2 ] &&
+		[ "$(echo $arms)" = "$ALL_ARMS" ] && [ "$(echo $scenarios)" = "$ALL_SCENARIOS" ] &&
+		[ "$(echo $workloads)" = "$ALL_WORKLOADS" ]
+}
+
+# summarize RESULTS [docs]: tables and figures in RESULTS; with "docs",
+# copied to docs/bench-latest.md and docs/figures/ too.
 summarize() {
 	local res=$1
 	"$PY" "$ROOT/bench/summary.py" summary "$res"
+	if [ "${2:-}" != docs ]; then
+		log "summary: ${res#"$ROOT"/}/summary.md"
+		return
+	fi
 	mkdir -p "$ROOT/docs/figures"
 	cp "$res/summary.md" "$ROOT/docs/bench-latest.md"
 	cp "$res"/figures/*.png "$ROOT/docs/figures/"
@@ -335,7 +438,7 @@ main() {
 	parse_args "$@"
 	if [ -n "$summary_only" ]; then
 		[ -d "$summary_only" ] || die "--summary $summary_only: no such results directory"
-		summarize "$(cd "$summary_only" && pwd)"
+		summarize "$(cd "$summary_only" && pwd)" docs
 		return
 	fi
 	set_profile
@@ -344,13 +447,18 @@ main() {
 	t0=$(date +%s)
 	build_kernels
 	build_workload
+	make_slice
 	res=${results:-$BENCH/results/$(date -u +%Y%m%d-%H%M%S)}
 	mkdir -p "$res"
 	res=$(cd "$res" && pwd)
 	write_meta "$res"
-	log "benchmark ($profile): $ROUNDS round(s) x scenarios [$scenarios] x arms [$arms] -> ${res#"$ROOT"/}"
+	log "benchmark ($profile): $ROUNDS round(s) x workloads [$workloads] x scenarios [$scenarios] x arms [$arms] -> ${res#"$ROOT"/}"
 	run_all "$res"
-	summarize "$res"
+	if full_run; then
+		summarize "$res" docs
+	else
+		summarize "$res"
+	fi
 	log "benchmark done in $(($(date +%s) - t0)) s"
 }
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The design-choice rows of the benchmark: lib/bench-rows.sh [--rounds N] [ROW...]
+#
+# Each row runs arm C only (cache workload, both scenarios, standard
+# profile) on a kernel that differs from the tip in one design choice; the
+# tip's own figures are those of the latest `make bench`. Rows:
+#   patches1-5     the series up to "scan each entry at most once per shrink
+#                  call": no batching, plugging or rotation
+#   patches1-6     up to the batching (no plug, no rotation)
+#   patches1-7     up to the plug (no rotation)
+#   fallback-never the tip, but the shrinker never falls back from deferral
+#                  (zswap_wb_struggling() returns false: no safety net)
+#   fallback-busy  the tip, but every back-off falls back (returns true:
+#                  the reclaimer waits for the worker or writes in place
+#                  whenever a claim is pending)
+# The fallback rows are commits made here (branch bench/<row> of
+# build/linux, on top of branch series, nothing else changed); the
+# patchesN rows are commits of branch series, found by their subjects.
+#
+# Output: build/bench/results/rows-<timestamp>/<row>/ (one lib/bench.sh
+# results directory per row, with its summary.md).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+ALL_ROWS="patches1-5 patches1-6 patches1-7 fallback-never fallback-busy"
+STRUGGLING='	return busy > ZSWAP_WB_BUSY_MAX ||
+	       time_after(now, claimed_at + ZSWAP_WB_LAG);'
+
+usage() {
+	die "usage: lib/bench-rows.sh [--rounds N] [ROW...] (rows: $ALL_ROWS)"
+}
+
+# series_commit SUBJECT: the commit of branch series with that subject.
+series_commit() {
+	local c
+	c=$(git -C "$TREE" log --format='%H %s' "$BASE_TAG..$SERIES_BRANCH" |
+		awk -v s="$1" 'substr($0, 42) == s { print $1 }')
+	[ -n "$c" ] || die "branch $SERIES_BRANCH has no commit '$1'"
+	echo "$c"
+}
+
+# variant ROW EXPR: branch bench/ROW, the tip with zswap_wb_struggling()
+# returning EXPR; made with a private index, so build/linux's work tree
+# and index are untouched. Prints its commit.
+variant() {
+	local row=$1 expr=$2 blob tree commit idx
+	idx=$(mktemp)
+	blob=$(git -C "$TREE" show "$SERIES_BRANCH:mm/zswap.c" |
+		STRUGGLING=$STRUGGLING EXPR=$expr /usr/bin/python3 -c '
+import os, sys
+s, old = sys.stdin.read(), os.environ["STRUGGLING"]
+if s.count(old) != 1:
+    sys.exit("bench-rows: zswap_wb_struggling() is not as expected")
+sys.stdout.write(s.replace(old, "\treturn %s;" % os.environ["EXPR"]))' |
+		git -C "$TREE" hash-object -w --stdin)
+	GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$SERIES_BRANCH"
+	GIT_INDEX_FILE=$idx git -C "$TREE" update-index --cacheinfo "100644,$blob,mm/zswap.c"
+	tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
+	rm -f "$idx"
+	commit=$(git -C "$TREE" commit-tree "$tree" -p "$SERIES_BRANCH" \
+		-m "bench row $row: zswap_wb_struggling() returns $expr")
+	git -C "$TREE" branch -f "bench/$row" "$commit"
+	echo "$commit"
+}
+
+row_commit() {
+	case $1 in
+	patches1-5) series_commit "mm: zswap: scan each entry at most once per shrink call" ;;
+	patches1-6) series_commit "mm: zswap: batch the writeback IO of an LRU walk" ;;
+	patches1-7) series_commit "mm: zswap: plug the writeback IO of an LRU walk" ;;
+	fallback-never) variant "$1" false ;;
+	fallback-busy) variant "$1" true ;;
+	*) usage ;;
+	esac
+}
+
+main() {
+	local rounds=1 rows="" row rev res
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--rounds) [ $# -ge 2 ] || usage; rounds=$2; shift ;;
+		-*) usage ;;
+		*) rows="$rows $1" ;;
+		esac
+		shift
+	done
+	rows=${rows:-$ALL_ROWS}
+	for row in $rows; do
+		case " $ALL_ROWS " in *" $row "*) ;; *) usage ;; esac
+	done
+	[ -d "$TREE/.git" ] || die "no build/linux: run make tree first"
+	res=$BUILD/bench/results/rows-$(date -u +%Y%m%d-%H%M%S)
+	for row in $rows; do
+		rev=$(row_commit "$row")
+		log "row $row: arm C at ${rev:0:12}"
+		SERIES_REV=$rev "$ROOT/lib/bench.sh" --profile standard --rounds "$rounds" \
+			--arms C --workloads cache --results "$res/$row"
+	done
+	log "rows done: ${res#"$ROOT"/}/<row>/summary.md"
+}
+
+main "$@"
