@@ -6,6 +6,8 @@
   summary.py line RUNDIR       one progress line from run.json
   summary.py summary RESULTS   every RESULTS/*/run.json -> summary.md,
                                figures/*.png (gnuplot), figures/*.dat
+  summary.py rows ROWS...      one table per scenario comparing results
+                               directories (lib/bench-rows.sh), arm C
 
 Everything is recomputed from the raw files: no rerun is needed.
 """
@@ -199,7 +201,7 @@ def parse(rundir):
         r["oom"] = r["oom_kill"] > 0
         if r["oom"] and arm not in OOM_ALLOWED:
             r["invalid"].append("OOM kill in arm %s" % arm)
-        ok_rc = (0, 2) if r["wl"] == "cache" else (0,)
+        ok_rc = (0, 2) if r["wl"] == "cache" else (0, 3)
         if not r["oom"] and r["workload_rc"] == 137:
             r["invalid"].append("workload killed by its timeout")
         elif not r["oom"] and r["workload_rc"] not in ok_rc:
@@ -220,6 +222,8 @@ def outcome(r):
         return "OOM-killed"
     if w.get("failed"):
         return "%d compiles failed" % w["failed"]
+    if w.get("timed_out"):
+        return "compile timed out (%d of %d done)" % (w.get("compiled", 0), w["files"])
     if w and not w.get("populate_done", True):
         return "populate timed out"
     return "ok" if w else "no result"
@@ -259,7 +263,7 @@ def metric_rows():
     rejects = lambda r: sum(v for k, v in r.get("zswap", {}).items()
                             if k.startswith("reject_")) if "zswap" in r else None
     return [
-        ("build time (s)", w("build_s"), "%.1f"),
+        ("build time (s; a timed-out run counts its timeout)", w("build_s"), "%.1f"),
         ("compiles failed", w("failed"), "%.0f"),
         ("slowest compile (s)", lambda r: max(r["workload"]["file_s"].values()), "%.1f"),
         ("populate (s)", w("populate_s"), "%.1f"),
@@ -337,10 +341,13 @@ def scenario_table(runs, wl, scen, arms):
     timed = []
     for a in arms:
         ar = [r for r in sr if r["arm"] == a and r["valid"]]
-        timed.append("%d" % sum(outcome(r) == "populate timed out" for r in ar))
+        timed.append("%d" % sum(outcome(r).endswith("timed out")
+                                or outcome(r).startswith("compile timed out") for r in ar))
     if wl == "cache":
         out.append("| populate timed out (valid runs; their run phase covers the values"
                    " written) | " + " | ".join(timed) + " |")
+    else:
+        out.append("| compile timed out (valid runs) | " + " | ".join(timed) + " |")
     for label, get, fmt in metric_rows():
         row = []
         for a in arms:
@@ -558,7 +565,52 @@ def summary(res):
     print("\n".join(out))
 
 
+ROW_METRICS = [
+    ("populate (s)", lambda r: r["workload"]["populate_s"], "%.1f"),
+    ("ops/s", lambda r: r["workload"]["ops_per_s"], "%.0f"),
+    ("p99.9 (ms)", lambda r: r["workload"]["p999_us"] / 1000, "%.1f"),
+    ("PSI full (s)", lambda r: r["psi_us"]["full"] / 1e6, "%.1f"),
+    ("cost.wait (s)", lambda r: r["io"]["cost.wait"] / 1e6, "%.1f"),
+    ("cost.indebt (s)", lambda r: r["io"]["cost.indebt"] / 1e6, "%.2f"),
+    ("pages/write", lambda r: r["pages_per_write"], "%.2f"),
+    ("write bios", lambda r: r["vmstat"]["nrswpout"], "%.0f"),
+    ("by the workload (%)", lambda r: 100.0 * r["swap_writers"].get("workload", 0)
+     / max(1, sum(r["swap_writers"].values())), "%.0f"),
+    ("sibling IOPS", lambda r: r["sibling_io"]["wios"] / r["interval_s"], "%.0f"),
+]
+
+
+def rows(dirs):
+    """Arm C of each results directory (a row), per scenario: medians [min-max]."""
+    out = []
+    loaded = [(os.path.basename(os.path.normpath(d)), load_runs(d)) for d in dirs]
+    for scen in ("mild", "heavy"):
+        out.append("| %s | runs | %s |" % (scen, " | ".join(m for m, _, _ in ROW_METRICS)))
+        out.append("|---|---|" + "---|" * len(ROW_METRICS))
+        for name, runs in loaded:
+            rr = [r for r in runs if r["arm"] == "C" and r["scenario"] == scen
+                  and r["wl"] == "cache"]
+            ok = [r for r in rr if r["valid"]]
+            cells = []
+            for _, get, fmt in ROW_METRICS:
+                vals = []
+                for r in ok:
+                    try:
+                        vals.append(get(r))
+                    except (KeyError, TypeError, ZeroDivisionError):
+                        pass
+                cells.append(cell(vals, fmt))
+            oom = sum(bool(r.get("oom")) for r in rr)
+            runs_cell = "%d/%d valid%s" % (len(ok), len(rr), ", %d OOM" % oom if oom else "")
+            out.append("| %s | %s | %s |" % (name, runs_cell, " | ".join(cells)))
+        out.append("")
+    print("\n".join(out))
+
+
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "rows":
+        rows(sys.argv[2:])
+        return
     if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "line", "summary"):
         sys.exit(__doc__)
     cmd, path = sys.argv[1], sys.argv[2]

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The design-choice rows of the benchmark: lib/bench-rows.sh [--rounds N] [ROW...]
+# The design-choice rows of the benchmark:
+#   lib/bench-rows.sh [--rounds N] [ROW...]
 #
 # Each row runs arm C only (cache workload, both scenarios, standard
-# profile) on a kernel that differs from the tip in one design choice; the
-# tip's own figures are those of the latest `make bench`. Rows:
+# profile) on a kernel that differs from the tip in one design choice.
+# Rows (all of them when none is named):
+#   tip            branch series itself: the control, run in the same
+#                  session as the other rows (the host's speed drifts
+#                  between sessions)
 #   patches1-5     the series up to "scan each entry at most once per shrink
 #                  call": no batching, plugging or rotation
 #   patches1-6     up to the batching (no plug, no rotation)
@@ -23,7 +27,7 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-ALL_ROWS="patches1-5 patches1-6 patches1-7 fallback-never fallback-busy"
+ALL_ROWS="tip patches1-5 patches1-6 patches1-7 fallback-never fallback-busy"
 STRUGGLING='	return busy > ZSWAP_WB_BUSY_MAX ||
 	       time_after(now, claimed_at + ZSWAP_WB_LAG);'
 
@@ -66,6 +70,7 @@ sys.stdout.write(s.replace(old, "\treturn %s;" % os.environ["EXPR"]))' |
 
 row_commit() {
 	case $1 in
+	tip) git -C "$TREE" rev-parse --verify "$SERIES_BRANCH^{commit}" ;;
 	patches1-5) series_commit "mm: zswap: scan each entry at most once per shrink call" ;;
 	patches1-6) series_commit "mm: zswap: batch the writeback IO of an LRU walk" ;;
 	patches1-7) series_commit "mm: zswap: plug the writeback IO of an LRU walk" ;;
