@@ -6,7 +6,7 @@
   summary.py line RUNDIR       one progress line from run.json
   summary.py summary RESULTS   every RESULTS/*/run.json -> summary.md,
                                figures/*.png (gnuplot), figures/*.dat
-  summary.py rows ROWS...      one table per scenario comparing results
+  summary.py rows DIR...       one table per scenario comparing results
                                directories (lib/bench-rows.sh), arm C
 
 Everything is recomputed from the raw files: no rerun is needed.
@@ -576,14 +576,20 @@ ROW_METRICS = [
     ("write bios", lambda r: r["vmstat"]["nrswpout"], "%.0f"),
     ("by the workload (%)", lambda r: 100.0 * r["swap_writers"].get("workload", 0)
      / max(1, sum(r["swap_writers"].values())), "%.0f"),
+    ("workload write IOPS", lambda r: r["io"]["wios"] / r["interval_s"], "%.0f"),
     ("sibling IOPS", lambda r: r["sibling_io"]["wios"] / r["interval_s"], "%.0f"),
 ]
 
 
 def rows(dirs):
-    """Arm C of each results directory (a row), per scenario: medians [min-max]."""
+    """Arm C of each results directory (a row, named by the directory;
+    directories of the same name are one row), per scenario: medians
+    [min-max]."""
     out = []
-    loaded = [(os.path.basename(os.path.normpath(d)), load_runs(d)) for d in dirs]
+    loaded = {}
+    for d in dirs:
+        loaded.setdefault(os.path.basename(os.path.normpath(d)), []).extend(load_runs(d))
+    loaded = list(loaded.items())
     for scen in ("mild", "heavy"):
         out.append("| %s | runs | %s |" % (scen, " | ".join(m for m, _, _ in ROW_METRICS)))
         out.append("|---|---|" + "---|" * len(ROW_METRICS))
