@@ -48,7 +48,8 @@ ALL_SCENARIOS="mild heavy"
 ALL_WORKLOADS="cache compile"
 # The compile workload's slice: two mm/ objects compiled side by side,
 # cc1 peaks of 96 and 101 MB, 2.1 and 2.3 s natively here, about 35 s each
-# under TCG without a cap and 125-130 s under the 96M cap in arm C.
+# under TCG without a cap; under the 96M cap arm C takes 1-2 min for both,
+# the stock shrinker 3-4 min (docs/results.md).
 COMPILE_OBJS="mm/compaction.o mm/rmap.o"
 COMPILE_JOBS=2
 SLICE=$BENCH/compile-slice
@@ -83,8 +84,8 @@ parse_args() {
 # so its populate rate, not its populate time, is the figure there) and
 # fits six boots in about 20 minutes, so it runs the cache workload only.
 # The compile workload has the same cap: two cc1 of 90-100 MB each; it
-# stops at COMPILE_TIMEOUT (about 2.5x arm C's time) and reports what it
-# compiled, so the stock shrinker's build time may be a lower bound.
+# stops at COMPILE_TIMEOUT and reports what it compiled, so a build time
+# at the timeout is a lower bound.
 set_profile() {
 	case $profile in
 	quick)
