@@ -418,22 +418,32 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-def figure_cache(runs, fig, arms, scenarios):
-    """Per arm and scenario: median, min, max of ops/s and p99.9 (valid runs)."""
-    dat = os.path.join(fig, "arms.dat")
-    with open(dat, "w") as f:
-        f.write("# idx label ops_med ops_min ops_max p999_med p999_min p999_max\n")
+def write_bars(path, header, runs, arms, scenarios, wl, getters):
+    """One line per scenario and arm of workload wl: index, label, then the
+    median, min and max over its valid runs of each getter (0 when none;
+    a getter returns None to leave a run out)."""
+    with open(path, "w") as f:
+        f.write(header)
         i = 0
         for s in scenarios:
             for a in arms:
                 ok = [r for r in runs if r["scenario"] == s and r["arm"] == a
-                      and r["wl"] == "cache" and r["valid"] and r["workload"].get("ops")]
-                ops = [r["workload"]["ops_per_s"] for r in ok] or [0]
-                p = [r["workload"]["p999_us"] / 1000 for r in ok] or [0]
-                f.write('%d "%s-%s" %g %g %g %g %g %g\n' % (
-                    i, s, a, statistics.median(ops), min(ops), max(ops),
-                    statistics.median(p), min(p), max(p)))
+                      and r["wl"] == wl and r["valid"]]
+                cols = []
+                for get in getters:
+                    vals = [v for v in map(get, ok) if v is not None] or [0]
+                    cols += [statistics.median(vals), min(vals), max(vals)]
+                f.write('%d "%s-%s" %s\n' % (i, s, a, " ".join("%g" % c for c in cols)))
                 i += 1
+
+
+def figure_cache(runs, fig, arms, scenarios):
+    """Per arm and scenario: median, min, max of ops/s and p99.9 (valid runs)."""
+    dat = os.path.join(fig, "arms.dat")
+    ran = lambda get: lambda r: get(r["workload"]) if r["workload"].get("ops") else None
+    write_bars(dat, "# idx label ops_med ops_min ops_max p999_med p999_min p999_max\n",
+               runs, arms, scenarios, "cache",
+               [ran(lambda w: w["ops_per_s"]), ran(lambda w: w["p999_us"] / 1000)])
     gnuplot("""set terminal pngcairo size 1000,420 noenhanced
 set output '%s'
 set multiplot layout 1,2
@@ -455,16 +465,9 @@ unset multiplot
 def figure_compile(runs, fig, arms, scenarios):
     """Per arm and scenario: median, min, max of the build time (valid runs)."""
     dat = os.path.join(fig, "compile.dat")
-    with open(dat, "w") as f:
-        f.write("# idx label build_med build_min build_max\n")
-        i = 0
-        for s in scenarios:
-            for a in arms:
-                ok = [r["workload"]["build_s"] for r in runs if r["scenario"] == s
-                      and r["arm"] == a and r["wl"] == "compile" and r["valid"]
-                      and not r["workload"].get("failed") and "build_s" in r["workload"]] or [0]
-                f.write('%d "%s-%s" %g %g %g\n' % (i, s, a, statistics.median(ok), min(ok), max(ok)))
-                i += 1
+    write_bars(dat, "# idx label build_med build_min build_max\n", runs, arms, scenarios,
+               "compile", [lambda r: None if r["workload"].get("failed")
+                           else r["workload"].get("build_s")])
     gnuplot("""set terminal pngcairo size 600,420 noenhanced
 set output '%s'
 set style fill solid 0.5

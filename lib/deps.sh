@@ -8,7 +8,8 @@
 #             1.35 comes from Debian trixie through a private sources list
 #             (Architecture: all, its dependencies from this system's suite)
 #   bench   - the benchmark: fio (the IO sibling, run in the guest from the
-#             host root), gnuplot for the figures, gcc for bench/
+#             host root), gnuplot for the figures, gcc for bench/ and the
+#             compile workload, procps (pkill in bench/compile.sh)
 # Only missing packages are installed; apt-get update runs first, once.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -20,7 +21,7 @@ pkgs_check="sparse python3-ply python3-git"	# checkpatch runs spdxcheck.py
 # vng's command channel needs udev on the host ("cannot find script I/O ports")
 pkgs_vm="qemu-system-x86 qemu-system-data udev fdisk file kmod python3-argcomplete
 	python3-pkg-resources python3-requests e2fsprogs iproute2"
-pkgs_bench="fio gnuplot-nox build-essential python3"
+pkgs_bench="fio gnuplot-nox build-essential python3 procps"
 VNG_SUITE=trixie
 VNG_VERSION=1.35
 
