@@ -144,7 +144,8 @@ def parse(rundir):
     arm, scen = p.get("BENCH_ARM", "?"), p.get("BENCH_SCENARIO", "?")
     b = lambda f: read(os.path.join(rundir, "before", f))
     a = lambda f: read(os.path.join(rundir, "after", f))
-    r = {"round": int(p.get("BENCH_ROUND", 0)), "scenario": scen, "arm": arm,
+    r = {"run": os.path.basename(os.path.normpath(rundir)),
+         "round": int(p.get("BENCH_ROUND", 0)), "scenario": scen, "arm": arm,
          "wl": p.get("BENCH_WORKLOAD", "cache"), "params": p, "invalid": []}
     r["vm_rc"] = int(read(os.path.join(rundir, "vm.rc"), "-1").strip() or -1)
     r["wall_s"] = int(read(os.path.join(rundir, "wall_s"), "0").strip() or 0)
@@ -487,10 +488,11 @@ def figure_timeseries(runs, res, fig, wl, arms, scenarios):
     made = []
     for s in scenarios:
         series = []
-        for a in arms:
-            rundir = os.path.join(res, "%d-%s-%s%s" % (rd, s, a, "" if wl == "cache" else "-" + wl))
-            if os.path.exists(os.path.join(rundir, "samples.csv")):
-                series.append((a, os.path.join(rundir, "samples.csv")))
+        for r in runs:
+            csv = os.path.join(res, r["run"], "samples.csv")
+            if r["round"] == rd and r["scenario"] == s and os.path.exists(csv):
+                series.append((r["arm"], csv))
+        series.sort(key=lambda x: arms.index(x[0]))
         if not series:
             continue
         name = "timeseries-%s%s.png" % ("" if wl == "cache" else wl + "-", s)

@@ -118,16 +118,22 @@ workload_cmd() {
 	esac
 }
 
+# want WORD LIST: true when LIST (words) has WORD.
+want() {
+	case " $2 " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 check_lists() {
 	local a s w
 	for a in $arms; do
-		case " $ALL_ARMS " in *" $a "*) ;; *) die "arm '$a' is not one of: $ALL_ARMS" ;; esac
+		want "$a" "$ALL_ARMS" || die "arm '$a' is not one of: $ALL_ARMS"
 	done
 	for s in $scenarios; do
-		case " $ALL_SCENARIOS " in *" $s "*) ;; *) die "scenario '$s' is not one of: $ALL_SCENARIOS" ;; esac
+		want "$s" "$ALL_SCENARIOS" || die "scenario '$s' is not one of: $ALL_SCENARIOS"
 	done
 	for w in $workloads; do
-		case " $ALL_WORKLOADS " in *" $w "*) ;; *) die "workload '$w' is not one of: $ALL_WORKLOADS" ;; esac
+		want "$w" "$ALL_WORKLOADS" || die "workload '$w' is not one of: $ALL_WORKLOADS"
 	done
 	[ -n "$arms" ] && [ -n "$scenarios" ] && [ -n "$workloads" ] ||
 		die "no arm, scenario or workload to run"
@@ -199,12 +205,6 @@ stock_src() {
 	rev=$(git -C "$TREE" rev-parse --verify -q "$BASE_TAG^{commit}") ||
 		die "build/linux has no $BASE_TAG: run make tree first"
 	export_rev "$rev" "$BENCH/linux" "$BENCH/stock.rev"
-}
-
-# want WORD LIST: true when LIST (words) has WORD.
-want() {
-	case " $2 " in *" $1 "*) return 0 ;; esac
-	return 1
 }
 
 # build_kernels: the guest kernels of the arms to run (one when only C,
