@@ -304,6 +304,17 @@ def metric_rows():
     ]
 
 
+def metric(runs, get):
+    """get(r) for each run; None where the run lacks the figure."""
+    vals = []
+    for r in runs:
+        try:
+            vals.append(get(r))
+        except (KeyError, TypeError, ZeroDivisionError):
+            vals.append(None)
+    return vals
+
+
 def cell(vals, fmt):
     vals = [v for v in vals if v is not None]
     if not vals:
@@ -342,8 +353,7 @@ def scenario_table(runs, wl, scen, arms):
     timed = []
     for a in arms:
         ar = [r for r in sr if r["arm"] == a and r["valid"]]
-        timed.append("%d" % sum(outcome(r).endswith("timed out")
-                                or outcome(r).startswith("compile timed out") for r in ar))
+        timed.append("%d" % sum("timed out" in outcome(r) for r in ar))
     if wl == "cache":
         out.append("| populate timed out (valid runs; their run phase covers the values"
                    " written) | " + " | ".join(timed) + " |")
@@ -352,15 +362,7 @@ def scenario_table(runs, wl, scen, arms):
     for label, get, fmt in metric_rows():
         row = []
         for a in arms:
-            vals = []
-            for r in sr:
-                if r["arm"] != a or not r["valid"]:
-                    continue
-                try:
-                    vals.append(get(r))
-                except (KeyError, TypeError, ZeroDivisionError):
-                    vals.append(None)
-            row.append(cell(vals, fmt))
+            row.append(cell(metric([r for r in sr if r["arm"] == a and r["valid"]], get), fmt))
         if any(c != "-" for c in row):
             out.append("| %s | %s |" % (label, " | ".join(row)))
     out.append("")
@@ -604,13 +606,7 @@ def rows(dirs):
             ok = [r for r in rr if r["valid"]]
             cells = []
             for _, get, fmt in ROW_METRICS:
-                vals = []
-                for r in ok:
-                    try:
-                        vals.append(get(r))
-                    except (KeyError, TypeError, ZeroDivisionError):
-                        pass
-                cells.append(cell(vals, fmt))
+                cells.append(cell(metric(ok, get), fmt))
             oom = sum(bool(r.get("oom")) for r in rr)
             runs_cell = "%d/%d valid%s" % (len(ok), len(rr), ", %d OOM" % oom if oom else "")
             out.append("| %s | %s | %s |" % (name, runs_cell, " | ".join(cells)))
