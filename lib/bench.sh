@@ -441,6 +441,7 @@ main() {
 	parse_args "$@"
 	if [ -n "$summary_only" ]; then
 		[ -d "$summary_only" ] || die "--summary $summary_only: no such results directory"
+		"$ROOT/lib/deps.sh" bench		# gnuplot
 		summarize "$(cd "$summary_only" && pwd)" docs
 		return
 	fi
