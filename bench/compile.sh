@@ -40,6 +40,8 @@ case $jobs in ''|0|*[!0-9]*) usage ;; esac
 case $timeout in ''|*[!0-9]*) usage ;; esac
 
 now_us() { echo "${EPOCHREALTIME/./}"; }
+# secs US: microseconds as seconds with six decimals.
+secs() { printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)); }
 
 flags=()
 eval "flags=($(<"$slice/flags"))"
@@ -88,7 +90,7 @@ reap_one() {
 		return
 	fi
 	t=$(now_us)
-	secs=$(printf '%d.%06d' $(((t - start_of[$pid]) / 1000000)) $(((t - start_of[$pid]) % 1000000)))
+	secs=$(secs $((t - start_of[$pid])))
 	if [ "$rc" -eq 0 ]; then
 		done=$((done + 1))
 	else
@@ -108,8 +110,8 @@ while ! $timed_out && { [ "$next" -lt "${#files[@]}" ] || [ "$running" -gt 0 ]; 
 done
 t=$(now_us)
 [ -n "$timer" ] && ! $timed_out && kill "$timer" 2>/dev/null
-printf '{"workload": "compile", "files": %d, "jobs": %d, "build_s": %d.%06d, "compiled": %d, ' \
-	"${#files[@]}" "$jobs" $(((t - t0) / 1000000)) $(((t - t0) % 1000000)) "$done"
+printf '{"workload": "compile", "files": %d, "jobs": %d, "build_s": %s, "compiled": %d, ' \
+	"${#files[@]}" "$jobs" "$(secs $((t - t0)))" "$done"
 printf '"failed": %d, "timed_out": %s, "file_s": {%s}}\n' "$failed" "$timed_out" "$results"
 $timed_out && exit 3
 [ "$failed" -eq 0 ]
