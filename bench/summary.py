@@ -167,10 +167,10 @@ def parse(rundir):
                               keyvals(a("memory.events")), ["oom_kill"]).get("oom_kill", 0)
         r["psi_us"] = delta(psi_totals(b("memory.pressure")), psi_totals(a("memory.pressure")))
         r["io"] = delta(io_stat(b("io.stat")), io_stat(a("io.stat")),
-                        ["rbytes", "wbytes", "rios", "wios", "cost.wait",
-                         "cost.indebt", "cost.indelay"])
+                        ["rbytes", "wbytes", "rios", "wios", "cost.usage",
+                         "cost.wait", "cost.indebt", "cost.indelay"])
         r["sibling_io"] = delta(io_stat(b("sibling-io.stat")), io_stat(a("sibling-io.stat")),
-                                ["wbytes", "wios", "cost.wait"])
+                                ["wbytes", "wios", "cost.usage", "cost.wait"])
         r["swap_part"] = delta(disk_stat(b("swap-part.stat")), disk_stat(a("swap-part.stat")))
         r["disk"] = delta(disk_stat(b("disk.stat")), disk_stat(a("disk.stat")))
         r["zswap"] = delta(keyvals(b("zswap-debugfs")), keyvals(a("zswap-debugfs")),
@@ -587,6 +587,21 @@ ROW_METRICS = [
     ("sibling IOPS", lambda r: r["sibling_io"]["wios"] / r["interval_s"], "%.0f"),
 ]
 
+# Where the device time went: iocost's cost.usage is the device time
+# (vtime at vrate 100%) charged to a cgroup, so the two add up to the
+# interval when the disk is the bottleneck.
+SHARE_METRICS = [
+    ("interval (s)", lambda r: r["interval_s"], "%.0f"),
+    ("workload cost.usage (s)", lambda r: r["io"]["cost.usage"] / 1e6, "%.1f"),
+    ("sibling cost.usage (s)", lambda r: r["sibling_io"]["cost.usage"] / 1e6, "%.1f"),
+    ("workload swap-in reads/s", lambda r: r["io"]["rios"] / r["interval_s"], "%.0f"),
+    ("workload pages written/s", lambda r: r["vmstat"]["pswpout"] / r["interval_s"], "%.0f"),
+    ("sibling writes/s", lambda r: r["sibling_io"]["wios"] / r["interval_s"], "%.0f"),
+    ("4 KiB transfers/s (all)", lambda r: (r["io"]["rbytes"] + r["io"]["wbytes"]
+                                           + r["sibling_io"]["wbytes"]) / 4096 / r["interval_s"], "%.0f"),
+]
+ROW_TABLES = [("", ROW_METRICS), (", device time", SHARE_METRICS)]
+
 
 def rows(dirs):
     """Arm C of each results directory (a row, named by the directory;
@@ -597,20 +612,19 @@ def rows(dirs):
     for d in dirs:
         loaded.setdefault(os.path.basename(os.path.normpath(d)), []).extend(load_runs(d))
     loaded = list(loaded.items())
-    for scen in ("mild", "heavy"):
-        out.append("| %s | runs | %s |" % (scen, " | ".join(m for m, _, _ in ROW_METRICS)))
-        out.append("|---|---|" + "---|" * len(ROW_METRICS))
-        for name, runs in loaded:
-            rr = [r for r in runs if r["arm"] == "C" and r["scenario"] == scen
-                  and r["wl"] == "cache"]
-            ok = [r for r in rr if r["valid"]]
-            cells = []
-            for _, get, fmt in ROW_METRICS:
-                cells.append(cell(metric(ok, get), fmt))
-            oom = sum(bool(r.get("oom")) for r in rr)
-            runs_cell = "%d/%d valid%s" % (len(ok), len(rr), ", %d OOM" % oom if oom else "")
-            out.append("| %s | %s | %s |" % (name, runs_cell, " | ".join(cells)))
-        out.append("")
+    for suffix, table in ROW_TABLES:
+        for scen in ("mild", "heavy"):
+            out.append("| %s%s | runs | %s |" % (scen, suffix, " | ".join(m for m, _, _ in table)))
+            out.append("|---|---|" + "---|" * len(table))
+            for name, runs in loaded:
+                rr = [r for r in runs if r["arm"] == "C" and r["scenario"] == scen
+                      and r["wl"] == "cache"]
+                ok = [r for r in rr if r["valid"]]
+                cells = [cell(metric(ok, get), fmt) for _, get, fmt in table]
+                oom = sum(bool(r.get("oom")) for r in rr)
+                runs_cell = "%d/%d valid%s" % (len(ok), len(rr), ", %d OOM" % oom if oom else "")
+                out.append("| %s | %s | %s |" % (name, runs_cell, " | ".join(cells)))
+            out.append("")
     print("\n".join(out))
 
 
