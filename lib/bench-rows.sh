@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The design-choice rows of the benchmark:
-#   lib/bench-rows.sh [--rounds N] [ROW...]
+#   lib/bench-rows.sh [--rounds N] [--sibling-weight W] [ROW...]
 #
 # Each row runs arm C only (cache workload, both scenarios, standard
 # profile) on a kernel that differs from the tip in one design choice.
@@ -22,6 +22,9 @@
 # build/linux, on top of branch series, nothing else changed); the
 # patchesN rows are commits of branch series, found by their subjects.
 #
+# --sibling-weight W runs the rows with the sibling at io.weight W instead
+# of 1000 (the workload has 100); their directories are named <row>-wW.
+#
 # Output: build/bench/results/rows-<timestamp>/<row>/ (one lib/bench.sh
 # results directory per row, with its summary.md).
 set -euo pipefail
@@ -32,7 +35,7 @@ STRUGGLING='	return busy > ZSWAP_WB_BUSY_MAX ||
 	       time_after(now, claimed_at + ZSWAP_WB_LAG);'
 
 usage() {
-	die "usage: lib/bench-rows.sh [--rounds N] [ROW...] (rows: $ALL_ROWS)"
+	die "usage: lib/bench-rows.sh [--rounds N] [--sibling-weight W] [ROW...] (rows: $ALL_ROWS)"
 }
 
 # series_commit SUBJECT: the commit of branch series with that subject.
@@ -81,10 +84,11 @@ row_commit() {
 }
 
 main() {
-	local rounds=1 rows="" row rev res
+	local rounds=1 rows="" row rev res weight="" suffix=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--rounds) [ $# -ge 2 ] || usage; rounds=$2; shift ;;
+		--sibling-weight) [ $# -ge 2 ] || usage; weight=$2; suffix=-w$2; shift ;;
 		-*) usage ;;
 		*) rows="$rows $1" ;;
 		esac
@@ -99,8 +103,9 @@ main() {
 	for row in $rows; do
 		rev=$(row_commit "$row")
 		log "row $row: arm C at ${rev:0:12}"
-		SERIES_REV=$rev "$ROOT/lib/bench.sh" --profile standard --rounds "$rounds" \
-			--arms C --workloads cache --results "$res/$row"
+		SERIES_REV=$rev SIBLING_WEIGHT=${weight:-1000} "$ROOT/lib/bench.sh" \
+			--profile standard --rounds "$rounds" --arms C --workloads cache \
+			--results "$res/$row$suffix"
 	done
 	log "rows done: ${res#"$ROOT"/}/<row>/summary.md"
 }

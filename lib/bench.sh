@@ -8,7 +8,8 @@
 #        lib/bench.sh --summary RESULTS_DIR    (tables and figures again)
 # (PROFILE=... in the environment does the same as --profile; SERIES_REV
 # names the commit of build/linux that arm C runs, default branch series;
-# WORKLOADS=... does the same as --workloads.)
+# WORKLOADS=... does the same as --workloads; SIBLING_WEIGHT, 1-10000,
+# is the sibling's io.weight, default 1000 against the workload's 100.)
 #
 # Arms: A stock 7.3.4, zswap shrinker off; B stock, shrinker on; C the
 # series (branch `series` of build/linux), shrinker on. Scenarios: the IO
@@ -41,6 +42,7 @@ BENCH=$BUILD/bench
 PY=/usr/bin/python3			# Debian's, not a pyenv shim
 GUEST_MEM=1G
 GUEST_CPUS=${GUEST_CPUS:-2}		# the guest's vCPUs (env, for one-off rows)
+SIBLING_WEIGHT=${SIBLING_WEIGHT:-1000}	# the sibling's io.weight (env, ditto)
 BENCH_IOPS=1000				# the disk throttle, and iocost's model
 BENCH_BPS=16777216
 ALL_ARMS="A B C"
@@ -99,6 +101,8 @@ set_profile() {
 	MEM_MAX=96M WSS_MB=192 THREADS=4 DEADLINE_MS=10
 	ROUNDS=${rounds:-$ROUNDS}
 	case $ROUNDS in ''|0|*[!0-9]*) die "--rounds $ROUNDS: a positive number, please" ;; esac
+	[[ $SIBLING_WEIGHT =~ ^[1-9][0-9]{0,4}$ ]] && [ "$SIBLING_WEIGHT" -le 10000 ] ||
+		die "SIBLING_WEIGHT=$SIBLING_WEIGHT: an io.weight from 1 to 10000, please"
 }
 
 # workload_timeout WORKLOAD: how long the guest lets it run (s).
@@ -299,7 +303,7 @@ BENCH_KERNEL_COMMIT=$(arm_commit "$arm")
 BENCH_SHRINKER=$(arm_shrinker "$arm")
 BENCH_MEM_MAX=$MEM_MAX
 BENCH_SIBLING_DEPTH=$(scenario_depth "$scen")
-BENCH_SIBLING_WEIGHT=1000
+BENCH_SIBLING_WEIGHT=$SIBLING_WEIGHT
 BENCH_SIBLING_WARMUP=5
 BENCH_ZSWAP_COMPRESSOR=zstd
 BENCH_ZSWAP_MAX_POOL_PERCENT=20
@@ -387,6 +391,7 @@ write_meta() {
 		echo "compile: mem_max=$MEM_MAX jobs=$COMPILE_JOBS objects=$COMPILE_OBJS (of the stock build) timeout_s=$COMPILE_TIMEOUT gcc=$(gcc -dumpfullversion)"
 		echo "guest=qemu TCG (vng), mem $GUEST_MEM, $GUEST_CPUS CPUs"
 		echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
+		echo "io.weight: workload 100, sibling $SIBLING_WEIGHT"
 		echo "series_commit=$(cat "$BENCH/src-series.rev") (exported; each run's params.env has its kernel's commit)"
 		echo "stock_commit=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")"
 		echo "qemu=$(qemu-system-x86_64 --version | head -n1)"
