@@ -8,6 +8,9 @@
                                figures/*.png (gnuplot), figures/*.dat
   summary.py rows DIR...       one table per scenario comparing results
                                directories (lib/bench-rows.sh), arm C
+  summary.py headline RESULTS  the short tables of docs/results.md: a few
+                               metrics per workload, C/B per round, and
+                               the issue's aims, met or not
 
 Everything is recomputed from the raw files: no rerun is needed.
 """
@@ -628,9 +631,111 @@ def rows(dirs):
     print("\n".join(out))
 
 
+# The metrics of the short tables, by their metric_rows() labels.
+HEADLINE = {
+    "cache": ["populate (s)", "ops/s", "p99.9 (ms)", "deadline misses (%)",
+              "memory PSI full (s)", "cost.indebt (s)", "cost.wait (s)",
+              "cost.indelay (s)", "zswpwb", "pages per write request",
+              "swap write bios by kworkers", "swap write bios by the workload",
+              "zswap pool max (MiB)"],
+    "compile": ["build time (s; a timed-out run counts its timeout)",
+                "memory PSI full (s)", "cost.indebt (s)", "cost.wait (s)",
+                "cost.indelay (s)", "written_back_pages", "pages per write request",
+                "swap write bios by kworkers", "swap write bios by the workload",
+                "zswap pool max (MiB)"],
+}
+
+
+def paired(runs, wl, scen, get):
+    """C/B of get() per round, over the rounds where both runs are valid."""
+    by = {(r["round"], r["arm"]): r for r in runs
+          if r["wl"] == wl and r["scenario"] == scen and r["valid"]}
+    out = []
+    for rd in sorted({k[0] for k in by}):
+        c, b = by.get((rd, "C")), by.get((rd, "B"))
+        try:
+            out.append(get(c) / get(b))
+        except (KeyError, TypeError, ZeroDivisionError):
+            pass
+    return out
+
+
+def aims(runs, scen):
+    """The issue's aims for one scenario (cache workload): (aim, verdict)."""
+    rr = [r for r in runs if r["wl"] == "cache" and r["scenario"] == scen]
+    c = [r for r in rr if r["arm"] == "C"]
+    cv = [r for r in c if r["valid"]]
+    fmt = lambda v, f: ", ".join(f % x for x in v)
+    verdict = lambda v, ok: ("met" if v and all(map(ok, v)) else
+                             "partly" if any(map(ok, v)) else "not met")
+    oom = sum(bool(r.get("oom")) for r in c)
+    speed = paired(rr, "cache", scen, lambda r: r["workload"]["populate_rate"])
+    debt = metric(cv, lambda r: r["io"]["cost.indebt"] / 1e6)
+    psi = [x - 1 for x in paired(rr, "cache", scen, lambda r: r["psi_us"]["full"])]
+    ppw = metric(cv, lambda r: r["pages_per_write"])
+    return [
+        ("no OOM in arm C", "%s: %d/%d OOM-killed" % ("met" if c and not oom else "not met",
+                                                    oom, len(c))),
+        ("C populates >= 10x faster than B (rate, per round)",
+         "%s: %s" % (verdict(speed, lambda x: x >= 10), fmt(speed, "%.1fx"))),
+        ("iocost debt < 1 s in C", "%s: %s s" % (verdict(debt, lambda x: x < 1),
+                                                 fmt(debt, "%.2f"))),
+        ("PSI full -90% vs B (per round)",
+         "%s: %s" % (verdict(psi, lambda x: x <= -0.9), fmt([100 * x for x in psi], "%+.1f%%"))),
+        ("pages per write request >= 8 in C",
+         "%s: %s" % (verdict(ppw, lambda x: x is not None and x >= 8), fmt(ppw, "%.2f"))),
+    ]
+
+
+def headline(res):
+    runs = load_runs(res)
+    labels = {label: (get, f) for label, get, f in metric_rows()}
+    arms = [a for a in ARMS if any(r["arm"] == a for r in runs)]
+    out = []
+    for wl in WORKLOADS:
+        scens = [s for s in ("mild", "heavy")
+                 if any(r["wl"] == wl and r["scenario"] == s for r in runs)]
+        if not scens:
+            continue
+        cols = ["%s %s" % (s, a) for s in scens for a in arms]
+        out += ["%s workload: median [min-max] over the valid runs\n" % wl,
+                "| metric | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+        cells = []
+        for s in scens:
+            for a in arms:
+                ar = [r for r in runs if r["wl"] == wl and r["scenario"] == s and r["arm"] == a]
+                cells.append("%d/%d" % (sum(bool(r.get("oom")) for r in ar), len(ar)))
+        out.append("| OOM-killed | " + " | ".join(cells) + " |")
+        for label in HEADLINE[wl]:
+            get, f = labels[label]
+            cells = [cell(metric([r for r in runs if r["wl"] == wl and r["scenario"] == s
+                                  and r["arm"] == a and r["valid"]], get), f)
+                     for s in scens for a in arms]
+            out.append("| %s | %s |" % (label, " | ".join(cells)))
+        out += ["", "%s, C/B paired within a round (one figure per round):\n" % wl,
+                "| scenario | " + " | ".join(m for m, _ in RATIO_METRICS[wl]) + " |",
+                "|---" * (len(RATIO_METRICS[wl]) + 1) + "|"]
+        for s in scens:
+            out.append("| %s | %s |" % (s, " | ".join(
+                ", ".join("%.2f" % x for x in paired(runs, wl, s, get)) or "-"
+                for _, get in RATIO_METRICS[wl])))
+        out.append("")
+    if any(r["wl"] == "cache" for r in runs):
+        out += ["The issue's aims (cache workload):\n",
+                "| aim | " + " | ".join(s for s in ("mild", "heavy")) + " |", "|---|---|---|"]
+        per = {s: aims(runs, s) for s in ("mild", "heavy")}
+        for i, (aim, _) in enumerate(per["mild"]):
+            out.append("| %s | %s | %s |" % (aim, per["mild"][i][1], per["heavy"][i][1]))
+        out.append("")
+    print("\n".join(out))
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "rows":
         rows(sys.argv[2:])
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "headline":
+        headline(sys.argv[2])
         return
     if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "line", "summary"):
         sys.exit(__doc__)
