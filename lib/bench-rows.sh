@@ -103,7 +103,7 @@ main() {
 	for row in $rows; do
 		rev=$(row_commit "$row")
 		log "row $row: arm C at ${rev:0:12}"
-		SERIES_REV=$rev SIBLING_WEIGHT=${weight:-1000} "$ROOT/lib/bench.sh" \
+		env SERIES_REV="$rev" ${weight:+SIBLING_WEIGHT="$weight"} "$ROOT/lib/bench.sh" \
 			--profile standard --rounds "$rounds" --arms C --workloads cache \
 			--results "$res/$row$suffix"
 	done
