@@ -307,6 +307,17 @@ def metric_rows():
     ]
 
 
+def select(runs, wl, scen, arm, valid=False):
+    """The runs of one workload, scenario and arm (only the valid ones)."""
+    return [r for r in runs if r["wl"] == wl and r["scenario"] == scen
+            and r["arm"] == arm and (r["valid"] or not valid)]
+
+
+def getter(label):
+    """The getter of the metric_rows() row with that label."""
+    return {lb: get for lb, get, _ in metric_rows()}[label]
+
+
 def metric(runs, get):
     """get(r) for each run; None where the run lacks the figure."""
     vals = []
@@ -669,10 +680,11 @@ def aims(runs, scen):
     verdict = lambda v, ok: ("met" if v and all(map(ok, v)) else
                              "partly" if any(map(ok, v)) else "not met")
     oom = sum(bool(r.get("oom")) for r in c)
-    speed = paired(rr, "cache", scen, lambda r: r["workload"]["populate_rate"])
-    debt = metric(cv, lambda r: r["io"]["cost.indebt"] / 1e6)
-    psi = [x - 1 for x in paired(rr, "cache", scen, lambda r: r["psi_us"]["full"])]
-    ppw = metric(cv, lambda r: r["pages_per_write"])
+    ratio = dict(RATIO_METRICS["cache"])
+    speed = paired(rr, "cache", scen, ratio["populate rate"])
+    debt = metric(cv, getter("cost.indebt (s)"))
+    psi = [x - 1 for x in paired(rr, "cache", scen, ratio["PSI full"])]
+    ppw = metric(cv, getter("pages per write request"))
     return [
         ("no OOM in arm C", "%s: %d/%d OOM-killed" % ("met" if c and not oom else "not met",
                                                     oom, len(c))),
@@ -689,7 +701,7 @@ def aims(runs, scen):
 
 def headline(res):
     runs = load_runs(res)
-    labels = {label: (get, f) for label, get, f in metric_rows()}
+    fmts = {label: f for label, _, f in metric_rows()}
     arms = [a for a in ARMS if any(r["arm"] == a for r in runs)]
     out = []
     for wl in WORKLOADS:
@@ -700,16 +712,11 @@ def headline(res):
         cols = ["%s %s" % (s, a) for s in scens for a in arms]
         out += ["%s workload: median [min-max] over the valid runs\n" % wl,
                 "| metric | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
-        cells = []
-        for s in scens:
-            for a in arms:
-                ar = [r for r in runs if r["wl"] == wl and r["scenario"] == s and r["arm"] == a]
-                cells.append("%d/%d" % (sum(bool(r.get("oom")) for r in ar), len(ar)))
+        cells = ["%d/%d" % (sum(bool(r.get("oom")) for r in ar), len(ar))
+                 for ar in (select(runs, wl, s, a) for s in scens for a in arms)]
         out.append("| OOM-killed | " + " | ".join(cells) + " |")
         for label in HEADLINE[wl]:
-            get, f = labels[label]
-            cells = [cell(metric([r for r in runs if r["wl"] == wl and r["scenario"] == s
-                                  and r["arm"] == a and r["valid"]], get), f)
+            cells = [cell(metric(select(runs, wl, s, a, valid=True), getter(label)), fmts[label])
                      for s in scens for a in arms]
             out.append("| %s | %s |" % (label, " | ".join(cells)))
         out += ["", "%s, C/B paired within a round (one figure per round):\n" % wl,
