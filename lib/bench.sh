@@ -440,6 +440,15 @@ summarize() {
 	log "summary: ${res#"$ROOT"/}/summary.md (copied to docs/bench-latest.md, figures to docs/figures/)"
 }
 
+# check_space: a cold run writes two source snapshots (1.8 GiB each) and two
+# guest builds (0.5 GiB each) under build/bench; every run adds a disk image
+# and its results (under 100 MiB).
+check_space() {
+	local need=1024
+	[ -d "$BENCH/guest-series" ] || need=$((need + 5120))
+	need_space "$BUILD" "$need" "make bench" || exit 1
+}
+
 main() {
 	local res t0
 	BENCH_ARGS="$*"
@@ -452,6 +461,7 @@ main() {
 	fi
 	set_profile
 	check_lists
+	check_space
 	"$ROOT/lib/deps.sh" build vm bench
 	t0=$(date +%s)
 	build_kernels

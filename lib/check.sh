@@ -58,9 +58,23 @@ counted_gate() {
 	add_counts "$3"
 }
 
+# A cold run fills build/ with the 7.3.4 tree and its git objects (about
+# 4.5 GiB), then the UML, x86_64 and per-patch builds (about 2 GiB more);
+# the export check copies the added files to TMPDIR. Failing here, before
+# anything is written, beats a git or a linker dying on ENOSPC half-way.
+space_gate() {
+	local need=3072
+	[ -d "$TREE/.git" ] || need=$((need + 5120))
+	need_space "$BUILD" "$need" "make check (build/)" &&
+		need_space "${TMPDIR:-/tmp}" 256 "make check (temporary files)"
+}
+
 tree_ok=1
 gate "packages" "$ROOT/lib/deps.sh" build check
-gate "series applies" "$ROOT/lib/tree.sh" || true
+before=$failed
+gate "disk space" space_gate
+[ "$failed" -eq "$before" ] || tree_ok=0
+[ "$tree_ok" = 0 ] || gate "series applies" "$ROOT/lib/tree.sh"
 [ -f "$TREE/.git/zswap-series.stamp" ] || tree_ok=0
 gate "export check" "$ROOT/lib/export.sh" check
 if [ "$tree_ok" = 1 ]; then

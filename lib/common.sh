@@ -50,6 +50,28 @@ series_patches() {
 
 jobs() { nproc; }
 
+# free_mib DIR: MiB free on the file system that holds DIR (or, when DIR
+# does not exist yet, its nearest existing parent).
+free_mib() {
+	local d=$1
+	while [ ! -d "$d" ]; do d=$(dirname "$d"); done
+	df -Pk "$d" | awk 'NR == 2 { print int($4 / 1024) }'
+}
+
+# need_space DIR MIB WHAT: return 0 when DIR's file system has MIB MiB free;
+# otherwise say what needs the space, how much is free and where, and
+# return 1. Callers check before a step that would die half-way on ENOSPC.
+need_space() {
+	local dir=$1 need=$2 what=$3 have
+	have=$(free_mib "$dir")
+	[ "$have" -ge "$need" ] && return 0
+	printf 'error: %s needs about %d MiB free on the file system of %s; %d MiB are free.\n' \
+		"$what" "$need" "$dir" "$have" >&2
+	printf '       Free some space (an old build/ or clone) or point %s elsewhere.\n' \
+		"$([ "$dir" = "$BUILD" ] && echo 'BUILD=' || echo 'TMPDIR=')" >&2
+	return 1
+}
+
 # The mirror the system already uses for Debian, reused for the private
 # sources lists below so that no new host is needed.
 debian_mirror() {

@@ -44,7 +44,10 @@ make_base() {
 	local deb tmp
 	deb=$("$ROOT/lib/base.sh")
 	tmp=$BUILD/linux.tmp
-	rm -rf "$tmp" && mkdir -p "$tmp"
+	rm -rf "$tmp"
+	# The sources (about 1.6 GiB) and their loose git objects (0.7 GiB).
+	need_space "$BUILD" 3072 "extracting and committing $BASE_KVER" || exit 1
+	mkdir -p "$tmp"
 	log "extracting $(basename "$deb") into build/linux (about 30 s)"
 	dpkg-deb --fsys-tarfile "$deb" |
 		tar -xO "./usr/src/$BASE_PKG.tar.xz" |
