@@ -23,8 +23,11 @@ import subprocess
 import sys
 
 ARMS = ["A", "B", "C"]
-WORKLOADS = ["cache", "compile"]
-WORKLOAD_TASKS = ("cachebench", "cc1", "gcc", "as")
+WORKLOADS = ["cache", "compile", "oltp"]
+WORKLOAD_TASKS = ("cachebench", "cc1", "gcc", "as", "mariadbd", "sysbench")
+# A workload's exit statuses that still give figures (cachebench 2: data
+# corruption, flagged apart; compile.sh 3: timed out, a lower bound).
+WORKLOAD_OK_RC = {"cache": (0, 2), "compile": (0, 3), "oltp": (0,)}
 ARM_NAMES = {"A": "stock, shrinker off", "B": "stock, shrinker on",
              "C": "series, shrinker on"}
 OOM_ALLOWED = {"A"}             # the shrinker-off arm may be OOM-killed
@@ -205,7 +208,7 @@ def parse(rundir):
         r["oom"] = r["oom_kill"] > 0
         if r["oom"] and arm not in OOM_ALLOWED:
             r["invalid"].append("OOM kill in arm %s" % arm)
-        ok_rc = (0, 2) if r["wl"] == "cache" else (0, 3)
+        ok_rc = WORKLOAD_OK_RC.get(r["wl"], (0,))
         if not r["oom"] and r["workload_rc"] == 137:
             r["invalid"].append("workload killed by its timeout")
         elif not r["oom"] and r["workload_rc"] not in ok_rc:
@@ -240,6 +243,12 @@ def progress_line(rundir):
              outcome(r)]
     if w.get("workload") == "compile":
         parts.append("build %.1fs (%d files, %d jobs)" % (w["build_s"], w["files"], w["jobs"]))
+    elif w.get("workload") == "oltp":
+        parts.append("populate %.1fs (%d/%d tables)" % (w["populate_s"], w["populated_tables"],
+                                                      w["tables"]))
+        if w.get("ops"):
+            parts.append("%.1f TPS p99.9 %.0fms miss %.1f%%" % (
+                w["ops_per_s"], w["p999_us"] / 1000, w["miss_pct"]))
     elif w:
         parts.append("populate %.1fs (%.0f values/s)" % (w.get("populate_s", 0),
                                                       w.get("populate_rate", 0)))
@@ -274,7 +283,10 @@ def metric_rows():
         ("populate rate (values/s)", w("populate_rate"), "%.0f"),
         ("populated (% of the set)", lambda r: 100.0 * r["workload"]["populated"] * 4096
          / (r["workload"]["size_mb"] << 20) if r.get("workload") else None, "%.0f"),
-        ("ops/s", w("ops_per_s"), "%.0f"),
+        ("populated tables", w("populated_tables"), "%.0f"),
+        ("ops/s", lambda r: None if r["wl"] == "oltp" else r["workload"]["ops_per_s"], "%.0f"),
+        ("transactions/s", lambda r: r["workload"]["ops_per_s"] if r["wl"] == "oltp" else None,
+         "%.1f"),
         ("p50 (ms)", us_ms("p50_us"), "%.2f"),
         ("p99 (ms)", us_ms("p99_us"), "%.1f"),
         ("p99.9 (ms)", us_ms("p999_us"), "%.1f"),
@@ -368,7 +380,7 @@ def scenario_table(runs, wl, scen, arms):
     for a in arms:
         ar = [r for r in sr if r["arm"] == a and r["valid"]]
         timed.append("%d" % sum("timed out" in outcome(r) for r in ar))
-    if wl == "cache":
+    if wl in ("cache", "oltp"):
         out.append("| populate timed out (valid runs; their run phase covers the values"
                    " written) | " + " | ".join(timed) + " |")
     else:
@@ -391,6 +403,9 @@ RATIO_METRICS = {
               ("p99.9", lambda r: r["workload"].get("p999_us")),
               ("populate rate", lambda r: r["workload"].get("populate_rate"))] + COST_RATIOS,
     "compile": [("build time", lambda r: r["workload"].get("build_s"))] + COST_RATIOS,
+    "oltp": [("TPS", lambda r: r["workload"].get("ops_per_s")),
+             ("p99.9", lambda r: r["workload"].get("p999_us")),
+             ("populate time", lambda r: r["workload"].get("populate_s"))] + COST_RATIOS,
 }
 
 
@@ -454,12 +469,19 @@ def write_bars(path, header, runs, arms, scenarios, wl, getters):
                 i += 1
 
 
-def figure_cache(runs, fig, arms, scenarios):
+# The throughput figures: workload -> (file, what is plotted, its unit).
+THROUGHPUT_FIGURES = {"cache": ("throughput-p999.png", "cachebench", "ops/s"),
+                      "oltp": ("oltp-throughput-p999.png", "MariaDB sysbench OLTP",
+                               "transactions/s")}
+
+
+def figure_throughput(runs, fig, arms, scenarios, wl):
     """Per arm and scenario: median, min, max of ops/s and p99.9 (valid runs)."""
-    dat = os.path.join(fig, "arms.dat")
+    name, what, unit = THROUGHPUT_FIGURES[wl]
+    dat = os.path.join(fig, "arms.dat" if wl == "cache" else wl + "-arms.dat")
     ran = lambda get: lambda r: get(r["workload"]) if r["workload"].get("ops") else None
     write_bars(dat, "# idx label ops_med ops_min ops_max p999_med p999_min p999_max\n",
-               runs, arms, scenarios, "cache",
+               runs, arms, scenarios, wl,
                [ran(lambda w: w["ops_per_s"]), ran(lambda w: w["p999_us"] / 1000)])
     gnuplot("""set terminal pngcairo size 1000,420 noenhanced
 set output '%s'
@@ -469,14 +491,15 @@ set boxwidth 0.6
 set grid y
 set xtics rotate by -30
 set yrange [0:*]
-set title 'cachebench throughput (median, min-max; 0 = no valid run)'
-set ylabel 'ops/s'
+set title '%s throughput (median, min-max; 0 = no valid run)'
+set ylabel '%s'
 plot '%s' using 1:3:xtic(2) with boxes notitle, '' using 1:3:4:5 with yerrorbars pt 0 lc rgb 'black' notitle
-set title 'cachebench p99.9 latency'
+set title '%s p99.9 latency'
 set ylabel 'ms'
 plot '%s' using 1:6:xtic(2) with boxes notitle, '' using 1:6:7:8 with yerrorbars pt 0 lc rgb 'black' notitle
 unset multiplot
-""" % (os.path.join(fig, "throughput-p999.png"), dat, dat))
+""" % (os.path.join(fig, name), what, unit, dat, what, dat))
+    return "figures/" + name
 
 
 def figure_compile(runs, fig, arms, scenarios):
@@ -544,9 +567,9 @@ def figures(runs, res, arms, scenarios, workloads):
     fig = os.path.join(res, "figures")
     os.makedirs(fig, exist_ok=True)
     made = []
-    if "cache" in workloads:
-        figure_cache(runs, fig, arms, scenarios)
-        made.append("figures/throughput-p999.png")
+    for wl in THROUGHPUT_FIGURES:
+        if wl in workloads:
+            made.append(figure_throughput(runs, fig, arms, scenarios, wl))
     if "compile" in workloads:
         figure_compile(runs, fig, arms, scenarios)
         made.append("figures/compile-time.png")
@@ -654,6 +677,11 @@ HEADLINE = {
                 "cost.indelay (s)", "written_back_pages", "pages per write request",
                 "swap write bios by kworkers", "swap write bios by the workload",
                 "zswap pool max (MiB)"],
+    "oltp": ["populate (s)", "transactions/s", "p99 (ms)", "p99.9 (ms)",
+             "deadline misses (%)", "memory PSI full (s)", "cost.indebt (s)",
+             "cost.wait (s)", "cost.indelay (s)", "zswpwb", "pages per write request",
+             "swap write bios by kworkers", "swap write bios by the workload",
+             "zswap pool max (MiB)"],
 }
 
 

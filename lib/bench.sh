@@ -3,7 +3,7 @@
 # The benchmark (issue 6): lib/bench.sh [--profile quick|standard]
 #                                      [--rounds N] [--arms 'A B C']
 #                                      [--scenarios 'mild heavy']
-#                                      [--workloads 'cache compile']
+#                                      [--workloads 'cache compile oltp']
 #                                      [--results DIR]
 #        lib/bench.sh --summary RESULTS_DIR    (tables and figures again)
 # (PROFILE=... in the environment does the same as --profile; SERIES_REV
@@ -22,9 +22,10 @@
 # partition 1 is the swap device, partition 2 the sibling's raw target.
 # iocost runs on the disk with a linear model equal to that throttle and a
 # fixed vrate (see docs/results.md). The workload runs in a cgroup under
-# memory.max: bench/cachebench (cache), or bench/compile.sh compiling a
-# slice of the stock kernel's mm/ (compile); lib/bench-guest.sh is the
-# guest side.
+# memory.max: bench/cachebench (cache), bench/compile.sh compiling a
+# slice of the stock kernel's mm/ (compile), or MariaDB with sysbench's
+# OLTP read-write load (oltp, bench/oltp.sh; its database is on a second
+# disk, see oltp_seed); lib/bench-guest.sh is the guest side.
 #
 # --results DIR adds the runs to DIR (e.g. the arms of one round run as
 # two invocations) instead of a new directory.
@@ -47,7 +48,7 @@ BENCH_IOPS=1000				# the disk throttle, and iocost's model
 BENCH_BPS=16777216
 ALL_ARMS="A B C"
 ALL_SCENARIOS="mild heavy"
-ALL_WORKLOADS="cache compile"
+ALL_WORKLOADS="cache compile oltp"
 # The compile workload's slice: two mm/ objects compiled side by side,
 # cc1 peaks of 96 and 101 MB, 2.1 and 2.3 s natively here, about 35 s each
 # under TCG without a cap; under the 96M cap arm C takes 1-2 min for both,
@@ -55,6 +56,17 @@ ALL_WORKLOADS="cache compile"
 COMPILE_OBJS="mm/compaction.o mm/rmap.o"
 COMPILE_JOBS=2
 SLICE=$BENCH/compile-slice
+# The OLTP workload: MariaDB under a 256M cap with a 512M buffer pool
+# over sysbench's 8 tables of 200k rows (about 420M of InnoDB pages), so
+# about half of the pool lives in zswap or on the swap device once the
+# populate scan has read it in. Transactions over 1 s miss the deadline
+# (sysbench's p99 is about 30 ms natively here, 10-20x that under TCG).
+OLTP_MEM_MAX=256M
+OLTP_POOL_MB=512
+OLTP_TABLES=8
+OLTP_ROWS=200000
+OLTP_DEADLINE_MS=1000
+OLTP_SEED=$BENCH/oltp-seed.img
 
 profile=${PROFILE:-quick} rounds="" arms=$ALL_ARMS scenarios=$ALL_SCENARIOS summary_only="" results=""
 workloads=${WORKLOADS:-}
@@ -110,6 +122,15 @@ workload_timeout() {
 	case $1 in
 	cache) echo $((POPULATE_TIMEOUT + DURATION + 60)) ;;
 	compile) echo $((COMPILE_TIMEOUT + 60)) ;;
+	oltp) echo $((POPULATE_TIMEOUT + DURATION + 180)) ;;	# + server start
+	esac
+}
+
+# workload_mem_max WORKLOAD: the workload cgroup's memory.max.
+workload_mem_max() {
+	case $1 in
+	oltp) echo "$OLTP_MEM_MAX" ;;
+	*) echo "$MEM_MAX" ;;
 	esac
 }
 
@@ -119,6 +140,7 @@ workload_cmd() {
 	case $1 in
 	cache) echo "$BENCH/cachebench --size-mb $WSS_MB --threads $THREADS --duration $DURATION --deadline-ms $DEADLINE_MS --populate-timeout $POPULATE_TIMEOUT --seed $2" ;;
 	compile) echo "$ROOT/bench/compile.sh --slice $SLICE --jobs $COMPILE_JOBS --timeout $COMPILE_TIMEOUT" ;;
+	oltp) echo "$ROOT/bench/oltp.sh --device /dev/vdb --buffer-pool-mb $OLTP_POOL_MB --tables $OLTP_TABLES --threads $THREADS --duration $DURATION --deadline-ms $OLTP_DEADLINE_MS --populate-timeout $POPULATE_TIMEOUT" ;;
 	esac
 }
 
@@ -243,6 +265,24 @@ make_slice() {
 	echo "$key" >"$stamp"
 }
 
+# oltp_seed: the OLTP database as an ext4 image (bench/oltp-seed.sh),
+# remade when the table sizes or the MariaDB or sysbench versions change.
+# Each run gets a copy as a second virtio disk, throttled like the first
+# but without the sibling: the contention measured is the swap device's,
+# and under TCG a shared disk would leave the populate scan at a tenth of
+# the throttle for minutes.
+oltp_seed() {
+	local key
+	want oltp "$workloads" || return 0
+	key="$OLTP_TABLES $OLTP_ROWS $(dpkg-query -W -f='${Version}' mariadb-server-core sysbench)"
+	[ -f "$OLTP_SEED" ] && [ "$(cat "$OLTP_SEED.key" 2>/dev/null)" = "$key" ] && return 0
+	log "preparing the OLTP database ($OLTP_TABLES x $OLTP_ROWS rows, about 1 min)"
+	rm -f "$OLTP_SEED.key"
+	run_logged "$LOGS/bench-oltp-seed.log" "OLTP database" "$ROOT/bench/oltp-seed.sh" \
+		--out "$OLTP_SEED" --tables "$OLTP_TABLES" --rows "$OLTP_ROWS"
+	echo "$key" >"$OLTP_SEED.key"
+}
+
 build_workload() {
 	run_logged "$LOGS/bench-cachebench.log" "cachebench build" \
 		make -C "$ROOT/bench" O="$BENCH" "$BENCH/cachebench"
@@ -301,7 +341,7 @@ BENCH_ARM=$arm
 BENCH_WORKLOAD=$wl
 BENCH_KERNEL_COMMIT=$(arm_commit "$arm")
 BENCH_SHRINKER=$(arm_shrinker "$arm")
-BENCH_MEM_MAX=$MEM_MAX
+BENCH_MEM_MAX=$(workload_mem_max "$wl")
 BENCH_SIBLING_DEPTH=$(scenario_depth "$scen")
 BENCH_SIBLING_WEIGHT=$SIBLING_WEIGHT
 BENCH_SIBLING_WARMUP=5
@@ -316,12 +356,15 @@ EOF
 
 # guest_cmd RUNDIR ARM: the vng command line (one word per line).
 guest_cmd() {
-	local dir=$1 bz accel=--disable-kvm
+	local dir=$1 bz accel=--disable-kvm thr disks
 	bz=$(guest_image "$(arm_gdir "$2")" x86_64)
 	kvm_usable "$bz" && accel=""
+	thr="format=raw,throttling.iops-total=$BENCH_IOPS,throttling.bps-total=$BENCH_BPS"
+	disks="-drive file=$dir/disk.img,if=none,id=benchdisk,$thr -device virtio-blk-pci,drive=benchdisk"
+	[ -f "$dir/data.img" ] &&
+		disks+=" -drive file=$dir/data.img,if=none,id=datadisk,$thr -device virtio-blk-pci,drive=datadisk"
 	printf '%s\n' vng --run "$bz" $accel --memory "$GUEST_MEM" --cpus "$GUEST_CPUS" \
-		--verbose --rwdir=/tmp/bench-out="$dir" \
-		"--qemu-opts=-drive file=$dir/disk.img,if=none,id=benchdisk,format=raw,throttling.iops-total=$BENCH_IOPS,throttling.bps-total=$BENCH_BPS -device virtio-blk-pci,drive=benchdisk" \
+		--verbose --rwdir=/tmp/bench-out="$dir" "--qemu-opts=$disks" \
 		--exec "$ROOT/lib/bench-guest.sh /tmp/bench-out"
 }
 
@@ -357,12 +400,13 @@ run_arm() {
 	mkdir -p "$dir"
 	write_params "$dir" "$round" "$scen" "$arm" "$wl"
 	make_disk "$dir/disk.img"
+	[ "$wl" = oltp ] && cp --sparse=always "$OLTP_SEED" "$dir/data.img"
 	mapfile -t cmd < <(guest_cmd "$dir" "$arm")
 	printf '%s\n' "${cmd[@]}" >"$dir/command"
 	t0=$(date +%s)
 	vm_run_timed "$dir/console.log" $(($(workload_timeout "$wl") + 200)) "${cmd[@]}" || rc=$?
 	echo "$rc" >"$dir/vm.rc"
-	rm -f "$dir/disk.img"
+	rm -f "$dir/disk.img" "$dir/data.img"
 	echo $(($(date +%s) - t0)) >"$dir/wall_s"
 	"$PY" "$ROOT/bench/summary.py" parse "$dir" >/dev/null
 	printf '[%d/%d] round %d %-7s %-5s arm %s (%ss): %s\n' "$n" "$total" "$round" "$wl" "$scen" \
@@ -388,6 +432,7 @@ write_meta() {
 		echo "profile=$profile rounds=$ROUNDS duration_s=$DURATION populate_timeout_s=$POPULATE_TIMEOUT"
 		echo "workloads=$workloads"
 		echo "cache: mem_max=$MEM_MAX wss_mb=$WSS_MB threads=$THREADS deadline_ms=$DEADLINE_MS"
+		echo "oltp: mem_max=$OLTP_MEM_MAX buffer_pool_mb=$OLTP_POOL_MB tables=$OLTP_TABLES rows=$OLTP_ROWS threads=$THREADS deadline_ms=$OLTP_DEADLINE_MS mariadb=$(dpkg-query -W -f='${Version}' mariadb-server-core 2>/dev/null) sysbench=$(dpkg-query -W -f='${Version}' sysbench 2>/dev/null)"
 		echo "compile: mem_max=$MEM_MAX jobs=$COMPILE_JOBS objects=$COMPILE_OBJS (of the stock build) timeout_s=$COMPILE_TIMEOUT gcc=$(gcc -dumpfullversion)"
 		echo "guest=qemu TCG (vng), mem $GUEST_MEM, $GUEST_CPUS CPUs"
 		echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
@@ -446,6 +491,7 @@ summarize() {
 check_space() {
 	local need=1024
 	[ -d "$BENCH/guest-series" ] || need=$((need + 5120))
+	want oltp "$workloads" && need=$((need + 1024))	# the seed, a run's copy
 	need_space "$BUILD" "$need" "make bench" || exit 1
 }
 
@@ -462,11 +508,12 @@ main() {
 	set_profile
 	check_lists
 	check_space
-	"$ROOT/lib/deps.sh" build vm bench
+	"$ROOT/lib/deps.sh" build vm bench $(want oltp "$workloads" && echo oltp)
 	t0=$(date +%s)
 	build_kernels
 	build_workload
 	make_slice
+	oltp_seed
 	res=${results:-$BENCH/results/$(date -u +%Y%m%d-%H%M%S)}
 	mkdir -p "$res"
 	res=$(cd "$res" && pwd)

@@ -10,6 +10,8 @@
 #   bench   - the benchmark: fio (the IO sibling, run in the guest from the
 #             host root), gnuplot for the figures, gcc for bench/ and the
 #             compile workload, procps (pkill in bench/compile.sh)
+#   oltp    - the OLTP workload: MariaDB's server and client cores (no
+#             service: neither package has an init script) and sysbench
 # Only missing packages are installed; apt-get update runs first, once.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -22,6 +24,7 @@ pkgs_check="sparse python3-ply python3-git"	# checkpatch runs spdxcheck.py
 pkgs_vm="qemu-system-x86 qemu-system-data udev fdisk file kmod python3-argcomplete
 	python3-pkg-resources python3-requests e2fsprogs iproute2"
 pkgs_bench="fio gnuplot-nox build-essential python3 procps"
+pkgs_oltp="mariadb-server-core mariadb-client-core sysbench e2fsprogs"
 VNG_SUITE=trixie
 VNG_VERSION=1.35
 
@@ -65,7 +68,7 @@ install_virtme_ng() {
 	command -v vng >/dev/null 2>&1 || die "virtme-ng installed but vng is not on PATH"
 }
 
-[ $# -gt 0 ] || die "usage: lib/deps.sh build|qemu|check|vm|bench..."
+[ $# -gt 0 ] || die "usage: lib/deps.sh build|qemu|check|vm|bench|oltp..."
 want="" vm=0
 for group in "$@"; do
 	case $group in
@@ -74,7 +77,8 @@ for group in "$@"; do
 	check) want="$want $pkgs_check" ;;
 	vm)    want="$want $pkgs_vm"; vm=1 ;;
 	bench) want="$want $pkgs_bench" ;;
-	*) die "lib/deps.sh: unknown package group '$group' (build, qemu, check, vm, bench)" ;;
+	oltp)  want="$want $pkgs_oltp" ;;
+	*) die "lib/deps.sh: unknown package group '$group' (build, qemu, check, vm, bench, oltp)" ;;
 	esac
 done
 # shellcheck disable=SC2086

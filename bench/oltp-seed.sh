@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The OLTP workload's database, made on the host:
+#   bench/oltp-seed.sh --out IMG --tables N --rows N
+#
+# Runs Debian's mariadbd natively (no service: a private datadir, socket
+# and no network), fills sysbench's oltp tables, shuts the server down
+# slowly (innodb_fast_shutdown=0: nothing left in the redo log to apply)
+# and writes the datadir as an ext4 file system image, IMG (mkfs.ext4 -d,
+# no mount). Each benchmark run gets a copy of IMG as its data disk, so
+# every arm starts from the same database. Exit status: 0 made, 1 failed
+# (the server's log is printed), 2 usage.
+set -euo pipefail
+
+out="" tables="" rows=""
+usage() {
+	echo "usage: oltp-seed.sh --out IMG --tables N --rows N" >&2
+	exit 2
+}
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage
+	case $1 in
+	--out) out=$2 ;;
+	--tables) tables=$2 ;;
+	--rows) rows=$2 ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+[ -n "$out" ] || usage
+for n in "$tables" "$rows"; do
+	case $n in ''|0|*[!0-9]*) usage ;; esac
+done
+
+work=$out.d
+sock=$work/sock
+server_pid=""
+
+fail() {
+	echo "oltp-seed.sh: $*" >&2
+	[ -f "$work/server.log" ] && tail -n 20 "$work/server.log" | sed 's/^/  | /' >&2
+	exit 1
+}
+
+stop_server() {
+	[ -n "$server_pid" ] || return 0
+	kill "$server_pid" 2>/dev/null || true
+	wait "$server_pid" 2>/dev/null || true
+	server_pid=""
+}
+trap stop_server EXIT
+
+sql() { mariadb --no-defaults --socket="$sock" --user=root -e "$1"; }
+
+# The server options the guest uses too (bench/oltp.sh), bar the pool size.
+start_server() {
+	mariadbd --no-defaults --user=root --datadir="$work/data" --socket="$sock" \
+		--skip-networking --pid-file="$work/pid" --log-error="$work/server.log" \
+		--open-files-limit=4096 \
+		--innodb-log-file-size=64M --innodb-buffer-pool-size=256M &
+	server_pid=$!
+	for _ in $(seq 300); do
+		[ -S "$sock" ] && return 0
+		kill -0 "$server_pid" 2>/dev/null || fail "mariadbd exited at start"
+		sleep 0.1
+	done
+	fail "mariadbd did not open $sock within 30 s"
+}
+
+rm -rf "$work" "$out"
+mkdir -p "$work/data"
+mariadb-install-db --no-defaults --user=root --datadir="$work/data" \
+	--auth-root-authentication-method=normal --skip-test-db \
+	--innodb-log-file-size=64M --open-files-limit=4096 >"$work/install.log" 2>&1 ||
+	fail "mariadb-install-db failed; see $work/install.log"
+start_server
+sql "CREATE DATABASE sbtest"
+sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" --mysql-user=root \
+	--tables="$tables" --table-size="$rows" prepare >"$work/prepare.log" 2>&1 ||
+	fail "sysbench prepare failed; see $work/prepare.log"
+sql "SET GLOBAL innodb_fast_shutdown = 0; SHUTDOWN"
+wait "$server_pid" || fail "mariadbd did not shut down cleanly"
+server_pid=""
+rm -f "$work/data/ibtmp1" "$work/data/ib_buffer_pool"
+# Room for the run's inserts, undo and redo: half the data again.
+size_mb=$(du -sm "$work/data" | cut -f1)
+mkfs.ext4 -q -F -L oltp -d "$work/data" "$out" $((size_mb * 3 / 2 + 128))M >/dev/null ||
+	fail "mkfs.ext4 -d failed"
+rm -rf "$work"

@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The OLTP workload, run in the guest inside the capped cgroup:
+#   bench/oltp.sh --device DEV --buffer-pool-mb MB --tables N --threads N
+#                 --duration S --deadline-ms MS --populate-timeout S
+#                 [--timeline FILE]
+#
+# DEV is an ext4 file system holding a MariaDB datadir with sysbench's
+# oltp tables (made on the host by bench/oltp-seed.sh). The server and
+# sysbench run as children of this script, so both are in its cgroup.
+# Two phases, as in bench/cachebench:
+#   populate  one full scan of every table's clustered index fills the
+#             buffer pool (anonymous memory, larger than memory.max: the
+#             part over the cap goes to zswap and the swap device); its
+#             time is reported, bounded by --populate-timeout;
+#   run       sysbench oltp_read_write with N threads for S seconds.
+# A transaction slower than --deadline-ms is an error (a missed deadline),
+# counted from sysbench's latency histogram. Prints one JSON object on
+# stdout, with cachebench's names where the figure is the same kind (ops:
+# transactions, ops_per_s: their rate, p*_us, misses, miss_pct); the
+# report is sysbench's own, kept beside FILE (sysbench.txt), and
+# FILE gets its per-second lines as CSV. Exit status: 0 done, 1 the
+# server or sysbench failed (an OOM kill included), 2 usage.
+set -uo pipefail
+
+dev="" pool_mb="" tables="" threads="" duration="" deadline_ms="" pop_timeout=""
+timeline=/dev/null
+MNT=/tmp/oltp-data
+SOCK=/tmp/oltp.sock
+
+usage() {
+	echo "usage: oltp.sh --device DEV --buffer-pool-mb MB --tables N --threads N --duration S --deadline-ms MS --populate-timeout S [--timeline FILE]" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	[ $# -ge 2 ] || usage
+	case $1 in
+	--device) dev=$2 ;;
+	--buffer-pool-mb) pool_mb=$2 ;;
+	--tables) tables=$2 ;;
+	--threads) threads=$2 ;;
+	--duration) duration=$2 ;;
+	--deadline-ms) deadline_ms=$2 ;;
+	--populate-timeout) pop_timeout=$2 ;;
+	--timeline) timeline=$2 ;;
+	*) usage ;;
+	esac
+	shift 2
+done
+[ -b "$dev" ] || { echo "oltp.sh: --device ${dev:-(none)} is not a block device" >&2; exit 2; }
+for n in "$pool_mb" "$tables" "$threads" "$duration" "$deadline_ms" "$pop_timeout"; do
+	case $n in ''|0|*[!0-9]*) usage ;; esac
+done
+report=$(dirname "$timeline")/sysbench.txt
+[ "$timeline" = /dev/null ] && report=/tmp/oltp-sysbench.txt
+
+server_pid=""
+fail() {
+	echo "oltp.sh: $*" >&2
+	[ -f /tmp/oltp-server.log ] && tail -n 20 /tmp/oltp-server.log | sed 's/^/  | /' >&2
+	exit 1
+}
+stop_server() {
+	[ -n "$server_pid" ] && kill -KILL "$server_pid" 2>/dev/null
+	wait 2>/dev/null
+}
+trap stop_server EXIT
+
+now_us() { echo "${EPOCHREALTIME/./}"; }
+secs() { printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)); }
+sql() { mariadb --no-defaults --socket="$SOCK" --user=root -N -e "$1"; }
+
+# start_server: the seed's options, the benchmark's pool size; O_DIRECT
+# data files (MariaDB's default), so the database's memory is the buffer
+# pool, not page cache. The pool is neither dumped nor loaded: every arm
+# starts cold.
+start_server() {
+	rm -f "$SOCK" /tmp/oltp-server.log
+	mkdir -p "$MNT"
+	mount -t ext4 "$dev" "$MNT" || fail "cannot mount $dev"
+	mariadbd --no-defaults --user=root --datadir="$MNT" --socket="$SOCK" \
+		--skip-networking --pid-file=/tmp/oltp.pid --log-error=/tmp/oltp-server.log \
+		--open-files-limit=4096 --innodb-log-file-size=64M \
+		--innodb-buffer-pool-size="${pool_mb}M" --innodb-flush-method=O_DIRECT \
+		--innodb-buffer-pool-load-at-startup=OFF --innodb-buffer-pool-dump-at-shutdown=OFF &
+	server_pid=$!
+	for _ in $(seq 1200); do
+		[ -S "$SOCK" ] && sql "SELECT 1" >/dev/null 2>&1 && return 0
+		kill -0 "$server_pid" 2>/dev/null || fail "mariadbd exited at start"
+		sleep 0.1
+	done
+	fail "mariadbd did not answer on $SOCK within 120 s"
+}
+
+# populate: scan the tables in turn until done or the timeout; sets
+# populated (tables scanned) and populate_us.
+populate() {
+	local t0 i left
+	t0=$(now_us)
+	populated=0
+	for ((i = 1; i <= tables; i++)); do
+		left=$((pop_timeout - ($(now_us) - t0) / 1000000))
+		[ "$left" -gt 0 ] || break
+		timeout -s KILL "$left" mariadb --no-defaults --socket="$SOCK" --user=root -N \
+			-e "SELECT SUM(LENGTH(pad)) FROM sbtest.sbtest$i" >/dev/null || break
+		populated=$i
+	done
+	populate_us=$(($(now_us) - t0))
+	kill -0 "$server_pid" 2>/dev/null || fail "mariadbd died while populating"
+}
+
+run_sysbench() {
+	sysbench oltp_read_write --db-driver=mysql --mysql-socket="$SOCK" --mysql-user=root \
+		--tables="$tables" --threads="$threads" --time="$duration" \
+		--report-interval=1 --histogram=on --percentile=99 run >"$report" 2>&1 ||
+		fail "sysbench failed: $(tail -n 3 "$report" | tr '\n' ' ')"
+}
+
+# to_json: sysbench's report and the populate figures as one object;
+# p99.9 and the missed deadlines come from the latency histogram (rows
+# "value |*** count", in ms), the timeline from the per-second lines.
+to_json() {
+	python3 - "$report" "$timeline" <<PY
+import json, re, sys
+text = open(sys.argv[1]).read()
+def num(pat):
+    m = re.search(pat, text)
+    return float(m.group(1)) if m else None
+hist = [(float(v), int(c)) for v, c in
+        re.findall(r"^\s*([0-9.]+)\s+\|\**\s+([0-9]+)\s*$", text, re.M)]
+total = sum(c for _, c in hist)
+def pct(p):
+    seen = 0
+    for v, c in hist:
+        seen += c
+        if seen >= p * total:
+            return v * 1000
+    return None
+missed = sum(c for v, c in hist if v >= $deadline_ms)
+with open(sys.argv[2], "w") as f:
+    f.write("t_s,tps,qps,p99_ms,err_per_s\n")
+    for m in re.finditer(r"^\[ (\d+)s \] thds: \d+ tps: ([0-9.]+) qps: ([0-9.]+) .*?"
+                         r"lat \(ms,99%\): ([0-9.]+) err/s: ([0-9.]+)", text, re.M):
+        f.write(",".join(m.groups()) + "\n")
+tx = num(r"transactions:\s+(\d+)")
+print(json.dumps({
+    "workload": "oltp", "tables": $tables, "threads": $threads,
+    "buffer_pool_mb": $pool_mb, "deadline_ms": $deadline_ms,
+    "populate_s": $(secs "$populate_us"), "populated_tables": $populated,
+    "populate_done": $populated == $tables,
+    "duration_s": num(r"total time:\s+([0-9.]+)s"),
+    "ops": tx, "ops_per_s": num(r"transactions:\s+\d+\s+\(([0-9.]+) per sec"),
+    "qps": num(r"queries:\s+\d+\s+\(([0-9.]+) per sec"),
+    "ignored_errors": num(r"ignored errors:\s+(\d+)"),
+    "p50_us": pct(0.5), "p99_us": pct(0.99), "p999_us": pct(0.999),
+    "max_us": (num(r"max:\s+([0-9.]+)") or 0) * 1000,
+    "misses": missed, "miss_pct": 100.0 * missed / total if total else None,
+}))
+PY
+}
+
+start_server
+populate
+run_sysbench
+to_json
