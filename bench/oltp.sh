@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The OLTP workload, run in the guest inside the capped cgroup:
-#   bench/oltp.sh --device DEV --buffer-pool-mb MB --tables N --threads N
-#                 --duration S --deadline-ms MS --populate-timeout S
-#                 [--timeline FILE]
+#   bench/oltp.sh --device DEV --buffer-pool-mb MB --tables N --rows N
+#                 --threads N --duration S --deadline-ms MS
+#                 --populate-timeout S [--timeline FILE]
 #
 # DEV is an ext4 file system holding a MariaDB datadir with sysbench's
 # oltp tables (made on the host by bench/oltp-seed.sh). The server and
@@ -12,7 +12,8 @@
 #   populate  one full scan of every table's clustered index fills the
 #             buffer pool (anonymous memory, larger than memory.max: the
 #             part over the cap goes to zswap and the swap device); its
-#             time is reported, bounded by --populate-timeout;
+#             time and the pages it brought in are reported, bounded by
+#             --populate-timeout (a scan still running is stopped);
 #   run       sysbench oltp_read_write with N threads for S seconds.
 # A transaction slower than --deadline-ms is an error (a missed deadline),
 # counted from sysbench's latency histogram. Prints one JSON object on
@@ -23,13 +24,13 @@
 # server or sysbench failed (an OOM kill included), 2 usage.
 set -uo pipefail
 
-dev="" pool_mb="" tables="" threads="" duration="" deadline_ms="" pop_timeout=""
+dev="" pool_mb="" tables="" rows="" threads="" duration="" deadline_ms="" pop_timeout=""
 timeline=/dev/null
 MNT=/tmp/oltp-data
 SOCK=/tmp/oltp.sock
 
 usage() {
-	echo "usage: oltp.sh --device DEV --buffer-pool-mb MB --tables N --threads N --duration S --deadline-ms MS --populate-timeout S [--timeline FILE]" >&2
+	echo "usage: oltp.sh --device DEV --buffer-pool-mb MB --tables N --rows N --threads N --duration S --deadline-ms MS --populate-timeout S [--timeline FILE]" >&2
 	exit 2
 }
 
@@ -39,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--device) dev=$2 ;;
 	--buffer-pool-mb) pool_mb=$2 ;;
 	--tables) tables=$2 ;;
+	--rows) rows=$2 ;;
 	--threads) threads=$2 ;;
 	--duration) duration=$2 ;;
 	--deadline-ms) deadline_ms=$2 ;;
@@ -49,7 +51,7 @@ while [ $# -gt 0 ]; do
 	shift 2
 done
 [ -b "$dev" ] || { echo "oltp.sh: --device ${dev:-(none)} is not a block device" >&2; exit 2; }
-for n in "$pool_mb" "$tables" "$threads" "$duration" "$deadline_ms" "$pop_timeout"; do
+for n in "$pool_mb" "$tables" "$rows" "$threads" "$duration" "$deadline_ms" "$pop_timeout"; do
 	case $n in ''|0|*[!0-9]*) usage ;; esac
 done
 report=$(dirname "$timeline")/sysbench.txt
@@ -94,27 +96,39 @@ start_server() {
 }
 
 # populate: scan the tables in turn until done or the timeout; sets
-# populated (tables scanned) and populate_us.
+# populated (tables scanned), populate_us and populate_pages (the buffer
+# pool's data pages then). The server stops a scan at the timeout itself
+# (max_statement_time), so none runs on into the measured phase; error
+# 1969 is that stop, any other failure ends the workload.
 populate() {
-	local t0 i left
+	local t0 i left rc
 	t0=$(now_us)
 	populated=0
 	for ((i = 1; i <= tables; i++)); do
 		left=$((pop_timeout - ($(now_us) - t0) / 1000000))
 		[ "$left" -gt 0 ] || break
-		timeout -s KILL "$left" mariadb --no-defaults --socket="$SOCK" --user=root -N \
-			-e "SELECT SUM(LENGTH(pad)) FROM sbtest.sbtest$i" >/dev/null || break
+		rc=0
+		sql "SET STATEMENT max_statement_time=$left FOR SELECT SUM(LENGTH(pad)) FROM sbtest.sbtest$i" \
+			>/dev/null 2>/tmp/oltp-populate.err || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			grep -q "ERROR 1969" /tmp/oltp-populate.err && break
+			kill -0 "$server_pid" 2>/dev/null || fail "mariadbd died while populating"
+			fail "populate scan of sbtest$i failed: $(cat /tmp/oltp-populate.err)"
+		fi
 		populated=$i
 	done
 	populate_us=$(($(now_us) - t0))
 	kill -0 "$server_pid" 2>/dev/null || fail "mariadbd died while populating"
+	populate_pages=$(sql "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_data'" | cut -f2)
+	case $populate_pages in ''|*[!0-9]*) fail "cannot read Innodb_buffer_pool_pages_data" ;; esac
 }
 
 run_sysbench() {
 	sysbench oltp_read_write --db-driver=mysql --mysql-socket="$SOCK" --mysql-user=root \
-		--tables="$tables" --threads="$threads" --time="$duration" \
+		--tables="$tables" --table-size="$rows" --threads="$threads" --time="$duration" \
 		--report-interval=1 --histogram=on --percentile=99 run >"$report" 2>&1 ||
 		fail "sysbench failed: $(tail -n 3 "$report" | tr '\n' ' ')"
+	kill -0 "$server_pid" 2>/dev/null || fail "mariadbd died during the run"
 }
 
 # to_json: sysbench's report and the populate figures as one object;
@@ -147,8 +161,9 @@ tx = num(r"transactions:\s+(\d+)")
 print(json.dumps({
     "workload": "oltp", "tables": $tables, "threads": $threads,
     "buffer_pool_mb": $pool_mb, "deadline_ms": $deadline_ms,
-    "populate_s": $(secs "$populate_us"), "populated_tables": $populated,
-    "populate_done": $populated == $tables,
+    "rows": $rows, "populate_s": $(secs "$populate_us"), "populated_tables": $populated,
+    "populate_done": $populated == $tables, "populate_pages": $populate_pages,
+    "populate_rate": $populate_pages / ($populate_us / 1e6),
     "duration_s": num(r"total time:\s+([0-9.]+)s"),
     "ops": tx, "ops_per_s": num(r"transactions:\s+\d+\s+\(([0-9.]+) per sec"),
     "qps": num(r"queries:\s+\d+\s+\(([0-9.]+) per sec"),

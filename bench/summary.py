@@ -73,10 +73,13 @@ def psi_totals(text):
     return out
 
 
-def io_stat(text):
-    """io.stat -> sums over devices of every key=value field."""
+def io_stat(text, dev=None):
+    """io.stat -> sums over devices (only dev, "maj:min", when given) of
+    every key=value field."""
     out = {}
     for line in text.splitlines():
+        if dev and not line.startswith(dev + " "):
+            continue
         for field in line.split()[1:]:
             k, _, v = field.partition("=")
             try:
@@ -167,15 +170,19 @@ def parse(rundir):
     r["workload_rc"] = int(rc) if rc else None
 
     have = os.path.isdir(os.path.join(rundir, "after"))
+    # The swap disk (iocost runs on it): the oltp workload's data disk
+    # has lines of its own in io.stat.
+    dev = (read(os.path.join(rundir, "iocost.txt")).split() or [None])[0]
     if have:
         r["vmstat"] = delta(keyvals(b("vmstat")), keyvals(a("vmstat")), VMSTAT)
         r["oom_kill"] = delta(keyvals(b("memory.events")),
                               keyvals(a("memory.events")), ["oom_kill"]).get("oom_kill", 0)
         r["psi_us"] = delta(psi_totals(b("memory.pressure")), psi_totals(a("memory.pressure")))
-        r["io"] = delta(io_stat(b("io.stat")), io_stat(a("io.stat")),
+        r["io"] = delta(io_stat(b("io.stat"), dev), io_stat(a("io.stat"), dev),
                         ["rbytes", "wbytes", "rios", "wios", "cost.usage",
                          "cost.wait", "cost.indebt", "cost.indelay"])
-        r["sibling_io"] = delta(io_stat(b("sibling-io.stat")), io_stat(a("sibling-io.stat")),
+        r["sibling_io"] = delta(io_stat(b("sibling-io.stat"), dev),
+                                io_stat(a("sibling-io.stat"), dev),
                                 ["wbytes", "wios", "cost.usage", "cost.wait"])
         r["swap_part"] = delta(disk_stat(b("swap-part.stat")), disk_stat(a("swap-part.stat")))
         r["disk"] = delta(disk_stat(b("disk.stat")), disk_stat(a("disk.stat")))
@@ -246,7 +253,7 @@ def progress_line(rundir):
     elif w.get("workload") == "oltp":
         parts.append("populate %.1fs (%d/%d tables)" % (w["populate_s"], w["populated_tables"],
                                                       w["tables"]))
-        if w.get("ops"):
+        if w.get("ops") and w.get("p999_us") is not None:
             parts.append("%.1f TPS p99.9 %.0fms miss %.1f%%" % (
                 w["ops_per_s"], w["p999_us"] / 1000, w["miss_pct"]))
     elif w:
@@ -280,7 +287,11 @@ def metric_rows():
         ("compiles failed", w("failed"), "%.0f"),
         ("slowest compile (s)", lambda r: max(r["workload"]["file_s"].values()), "%.1f"),
         ("populate (s)", w("populate_s"), "%.1f"),
-        ("populate rate (values/s)", w("populate_rate"), "%.0f"),
+        ("populate rate (values/s)", lambda r: None if r["wl"] == "oltp"
+         else r["workload"]["populate_rate"], "%.0f"),
+        ("populate rate (buffer pool pages/s)", lambda r: r["workload"]["populate_rate"]
+         if r["wl"] == "oltp" else None, "%.0f"),
+        ("buffer pool pages after populate", w("populate_pages"), "%.0f"),
         ("populated (% of the set)", lambda r: 100.0 * r["workload"]["populated"] * 4096
          / (r["workload"]["size_mb"] << 20) if r.get("workload") else None, "%.0f"),
         ("populated tables", w("populated_tables"), "%.0f"),
@@ -405,7 +416,7 @@ RATIO_METRICS = {
     "compile": [("build time", lambda r: r["workload"].get("build_s"))] + COST_RATIOS,
     "oltp": [("TPS", lambda r: r["workload"].get("ops_per_s")),
              ("p99.9", lambda r: r["workload"].get("p999_us")),
-             ("populate time", lambda r: r["workload"].get("populate_s"))] + COST_RATIOS,
+             ("populate rate", lambda r: r["workload"].get("populate_rate"))] + COST_RATIOS,
 }
 
 
@@ -479,7 +490,8 @@ def figure_throughput(runs, fig, arms, scenarios, wl):
     """Per arm and scenario: median, min, max of ops/s and p99.9 (valid runs)."""
     name, what, unit = THROUGHPUT_FIGURES[wl]
     dat = os.path.join(fig, "arms.dat" if wl == "cache" else wl + "-arms.dat")
-    ran = lambda get: lambda r: get(r["workload"]) if r["workload"].get("ops") else None
+    ran = lambda get: lambda r: (get(r["workload"]) if r["workload"].get("ops")
+                                 and r["workload"].get("p999_us") is not None else None)
     write_bars(dat, "# idx label ops_med ops_min ops_max p999_med p999_min p999_max\n",
                runs, arms, scenarios, wl,
                [ran(lambda w: w["ops_per_s"]), ran(lambda w: w["p999_us"] / 1000)])
@@ -677,7 +689,7 @@ HEADLINE = {
                 "cost.indelay (s)", "written_back_pages", "pages per write request",
                 "swap write bios by kworkers", "swap write bios by the workload",
                 "zswap pool max (MiB)"],
-    "oltp": ["populate (s)", "transactions/s", "p99 (ms)", "p99.9 (ms)",
+    "oltp": ["populate (s)", "populate rate (buffer pool pages/s)", "transactions/s", "p99 (ms)", "p99.9 (ms)",
              "deadline misses (%)", "memory PSI full (s)", "cost.indebt (s)",
              "cost.wait (s)", "cost.indelay (s)", "zswpwb", "pages per write request",
              "swap write bios by kworkers", "swap write bios by the workload",

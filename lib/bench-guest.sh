@@ -60,13 +60,16 @@ setup_cgroups() {
 }
 
 # setup_trace: count write bios queued on the swap partition, by the comm
-# of the task that submitted them (the swap partition's sectors only: the
-# event reports whole-disk sectors after the partition remap).
+# of the task that submitted them (the swap disk and the partition's
+# sectors only: the event reports the whole disk and whole-disk sectors
+# after the partition remap, and the OLTP workload's data disk has
+# sectors in the same range). dev is the kernel's dev_t, major << 20.
 setup_trace() {
-	local start size
+	local start size maj min
 	read -r start </sys/block/$DEV/${DEV}1/start
 	read -r size </sys/block/$DEV/${DEV}1/size
-	echo "hist:keys=comm:vals=hitcount,nr_sector:sort=hitcount.descending:size=4096 if rwbs ~ \"*W*\" && sector >= $start && sector < $((start + size))" \
+	IFS=: read -r maj min </sys/block/$DEV/dev
+	echo "hist:keys=comm:vals=hitcount,nr_sector:sort=hitcount.descending:size=4096 if dev == $((maj << 20 | min)) && rwbs ~ \"*W*\" && sector >= $start && sector < $((start + size))" \
 		>$TRIG/trigger
 }
 

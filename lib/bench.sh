@@ -140,7 +140,7 @@ workload_cmd() {
 	case $1 in
 	cache) echo "$BENCH/cachebench --size-mb $WSS_MB --threads $THREADS --duration $DURATION --deadline-ms $DEADLINE_MS --populate-timeout $POPULATE_TIMEOUT --seed $2" ;;
 	compile) echo "$ROOT/bench/compile.sh --slice $SLICE --jobs $COMPILE_JOBS --timeout $COMPILE_TIMEOUT" ;;
-	oltp) echo "$ROOT/bench/oltp.sh --device /dev/vdb --buffer-pool-mb $OLTP_POOL_MB --tables $OLTP_TABLES --threads $THREADS --duration $DURATION --deadline-ms $OLTP_DEADLINE_MS --populate-timeout $POPULATE_TIMEOUT" ;;
+	oltp) echo "$ROOT/bench/oltp.sh --device /dev/vdb --buffer-pool-mb $OLTP_POOL_MB --tables $OLTP_TABLES --rows $OLTP_ROWS --threads $THREADS --duration $DURATION --deadline-ms $OLTP_DEADLINE_MS --populate-timeout $POPULATE_TIMEOUT" ;;
 	esac
 }
 
@@ -266,7 +266,8 @@ make_slice() {
 }
 
 # oltp_seed: the OLTP database as an ext4 image (bench/oltp-seed.sh),
-# remade when the table sizes or the MariaDB or sysbench versions change.
+# remade when the table sizes, the script or the MariaDB or sysbench
+# versions change.
 # Each run gets a copy as a second virtio disk, throttled like the first
 # but without the sibling: the contention measured is the swap device's,
 # and under TCG a shared disk would leave the populate scan at a tenth of
@@ -274,7 +275,8 @@ make_slice() {
 oltp_seed() {
 	local key
 	want oltp "$workloads" || return 0
-	key="$OLTP_TABLES $OLTP_ROWS $(dpkg-query -W -f='${Version}' mariadb-server-core sysbench)"
+	key="$OLTP_TABLES $OLTP_ROWS $(dpkg-query -W -f='${Version} ' mariadb-server-core sysbench)"
+	key+=$(sha256sum "$ROOT/bench/oltp-seed.sh" | cut -c1-16)
 	[ -f "$OLTP_SEED" ] && [ "$(cat "$OLTP_SEED.key" 2>/dev/null)" = "$key" ] && return 0
 	log "preparing the OLTP database ($OLTP_TABLES x $OLTP_ROWS rows, about 1 min)"
 	rm -f "$OLTP_SEED.key"
@@ -491,7 +493,8 @@ summarize() {
 check_space() {
 	local need=1024
 	[ -d "$BENCH/guest-series" ] || need=$((need + 5120))
-	want oltp "$workloads" && need=$((need + 1024))	# the seed, a run's copy
+	# the seed (its datadir and image at once, the first time), a run's copy
+	want oltp "$workloads" && need=$((need + 2048))
 	need_space "$BUILD" "$need" "make bench" || exit 1
 }
 
