@@ -711,19 +711,23 @@ def paired(runs, wl, scen, get):
     return out
 
 
-def aims(runs, scen):
-    """The issue's aims for one scenario (cache workload): (aim, verdict)."""
-    rr = [r for r in runs if r["wl"] == "cache" and r["scenario"] == scen]
+# The workloads the issue's aims are judged on: both have a populate rate.
+AIM_WORKLOADS = ["cache", "oltp"]
+
+
+def aims(runs, scen, wl="cache"):
+    """The issue's aims for one scenario of a workload: (aim, verdict)."""
+    rr = [r for r in runs if r["wl"] == wl and r["scenario"] == scen]
     c = [r for r in rr if r["arm"] == "C"]
     cv = [r for r in c if r["valid"]]
     fmt = lambda v, f: ", ".join(f % x for x in v)
     verdict = lambda v, ok: ("met" if v and all(map(ok, v)) else
                              "partly" if any(map(ok, v)) else "not met")
     oom = sum(bool(r.get("oom")) for r in c)
-    ratio = dict(RATIO_METRICS["cache"])
-    speed = paired(rr, "cache", scen, ratio["populate rate"])
+    ratio = dict(RATIO_METRICS[wl])
+    speed = paired(rr, wl, scen, ratio["populate rate"])
     debt = metric(cv, getter("cost.indebt (s)"))
-    psi = [x - 1 for x in paired(rr, "cache", scen, ratio["PSI full"])]
+    psi = [x - 1 for x in paired(rr, wl, scen, ratio["PSI full"])]
     ppw = metric(cv, getter("pages per write request"))
     return [
         ("no OOM in arm C", "%s: %d/%d OOM-killed" % ("met" if c and not oom else "not met",
@@ -767,10 +771,12 @@ def headline(res):
                 ", ".join("%.2f" % x for x in paired(runs, wl, s, get)) or "-"
                 for _, get in RATIO_METRICS[wl])))
         out.append("")
-    if any(r["wl"] == "cache" for r in runs):
-        out += ["The issue's aims (cache workload):\n",
+    for wl in AIM_WORKLOADS:
+        if not any(r["wl"] == wl for r in runs):
+            continue
+        out += ["The issue's aims (%s workload):\n" % wl,
                 "| aim | " + " | ".join(s for s in ("mild", "heavy")) + " |", "|---|---|---|"]
-        per = {s: aims(runs, s) for s in ("mild", "heavy")}
+        per = {s: aims(runs, s, wl) for s in ("mild", "heavy")}
         for i, (aim, _) in enumerate(per["mild"]):
             out.append("| %s | %s | %s |" % (aim, per["mild"][i][1], per["heavy"][i][1]))
         out.append("")
