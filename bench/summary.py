@@ -482,7 +482,7 @@ def write_bars(path, header, runs, arms, scenarios, wl, getters):
 
 # The throughput figures: workload -> (file, what is plotted, its unit).
 THROUGHPUT_FIGURES = {"cache": ("throughput-p999.png", "cachebench", "ops/s"),
-                      "oltp": ("oltp-throughput-p999.png", "MariaDB sysbench OLTP",
+                      "oltp": ("oltp-throughput-p999.png", "OLTP",
                                "transactions/s")}
 
 
