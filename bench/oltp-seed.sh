@@ -52,31 +52,18 @@ stop_server() {
 }
 trap stop_server EXIT
 
-sql() { mariadb --no-defaults --socket="$sock" --user=root -e "$1"; }
-
-# The server options the guest uses too (bench/oltp.sh), bar the pool size.
-start_server() {
-	mariadbd --no-defaults --user=root --datadir="$work/data" --socket="$sock" \
-		--skip-networking --pid-file="$work/pid" --log-error="$work/server.log" \
-		--open-files-limit=4096 \
-		--innodb-log-file-size=64M --innodb-buffer-pool-size=256M &
-	server_pid=$!
-	for _ in $(seq 300); do
-		[ -S "$sock" ] && return 0
-		kill -0 "$server_pid" 2>/dev/null || fail "mariadbd exited at start"
-		sleep 0.1
-	done
-	fail "mariadbd did not open $sock within 30 s"
-}
+# shellcheck source=bench/mariadb.sh
+. "$(dirname "$0")/mariadb.sh"
 
 rm -rf "$work" "$out"
 mkdir -p "$work/data"
 sock=$(mktemp -d /tmp/oltp-seed.XXXXXX)/sock
+MARIADB_SOCK=$sock
 mariadb-install-db --no-defaults --user=root --datadir="$work/data" \
 	--auth-root-authentication-method=normal --skip-test-db \
 	--innodb-log-file-size=64M --open-files-limit=4096 >"$work/install.log" 2>&1 ||
 	fail "mariadb-install-db failed; see $work/install.log"
-start_server
+mariadb_start "$work/data" "$work/server.log" 256 30
 sql "CREATE DATABASE sbtest"
 sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" --mysql-user=root \
 	--tables="$tables" --table-size="$rows" prepare >"$work/prepare.log" 2>&1 ||

@@ -27,7 +27,7 @@ set -uo pipefail
 dev="" pool_mb="" tables="" rows="" threads="" duration="" deadline_ms="" pop_timeout=""
 timeline=/dev/null
 MNT=/tmp/oltp-data
-SOCK=/tmp/oltp.sock
+MARIADB_SOCK=/tmp/oltp.sock
 
 usage() {
 	echo "usage: oltp.sh --device DEV --buffer-pool-mb MB --tables N --rows N --threads N --duration S --deadline-ms MS --populate-timeout S [--timeline FILE]" >&2
@@ -71,28 +71,19 @@ trap stop_server EXIT
 
 now_us() { echo "${EPOCHREALTIME/./}"; }
 secs() { printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)); }
-sql() { mariadb --no-defaults --socket="$SOCK" --user=root -N -e "$1"; }
+# shellcheck source=bench/mariadb.sh
+. "$(dirname "$0")/mariadb.sh"
 
 # start_server: the seed's options, the benchmark's pool size; O_DIRECT
 # data files (MariaDB's default), so the database's memory is the buffer
 # pool, not page cache. The pool is neither dumped nor loaded: every arm
 # starts cold.
 start_server() {
-	rm -f "$SOCK" /tmp/oltp-server.log
+	rm -f /tmp/oltp-server.log
 	mkdir -p "$MNT"
 	mount -t ext4 "$dev" "$MNT" || fail "cannot mount $dev"
-	mariadbd --no-defaults --user=root --datadir="$MNT" --socket="$SOCK" \
-		--skip-networking --pid-file=/tmp/oltp.pid --log-error=/tmp/oltp-server.log \
-		--open-files-limit=4096 --innodb-log-file-size=64M \
-		--innodb-buffer-pool-size="${pool_mb}M" --innodb-flush-method=O_DIRECT \
-		--innodb-buffer-pool-load-at-startup=OFF --innodb-buffer-pool-dump-at-shutdown=OFF &
-	server_pid=$!
-	for _ in $(seq 1200); do
-		[ -S "$SOCK" ] && sql "SELECT 1" >/dev/null 2>&1 && return 0
-		kill -0 "$server_pid" 2>/dev/null || fail "mariadbd exited at start"
-		sleep 0.1
-	done
-	fail "mariadbd did not answer on $SOCK within 120 s"
+	mariadb_start "$MNT" /tmp/oltp-server.log "$pool_mb" 120 --innodb-flush-method=O_DIRECT \
+		--innodb-buffer-pool-load-at-startup=OFF --innodb-buffer-pool-dump-at-shutdown=OFF
 }
 
 # populate: scan the tables in turn until done or the timeout; sets
@@ -124,7 +115,7 @@ populate() {
 }
 
 run_sysbench() {
-	sysbench oltp_read_write --db-driver=mysql --mysql-socket="$SOCK" --mysql-user=root \
+	sysbench oltp_read_write --db-driver=mysql --mysql-socket="$MARIADB_SOCK" --mysql-user=root \
 		--tables="$tables" --table-size="$rows" --threads="$threads" --time="$duration" \
 		--report-interval=1 --histogram=on --percentile=99 run >"$report" 2>&1 ||
 		fail "sysbench failed: $(tail -n 3 "$report" | tr '\n' ' ')"

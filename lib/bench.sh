@@ -266,7 +266,7 @@ make_slice() {
 }
 
 # oltp_seed: the OLTP database as an ext4 image (bench/oltp-seed.sh),
-# remade when the table sizes, the script or the MariaDB or sysbench
+# remade when the table sizes, the scripts or the MariaDB or sysbench
 # versions change.
 # Each run gets a copy as a second virtio disk, throttled like the first
 # but without the sibling: the contention measured is the swap device's,
@@ -276,7 +276,7 @@ oltp_seed() {
 	local key
 	want oltp "$workloads" || return 0
 	key="$OLTP_TABLES $OLTP_ROWS $(dpkg-query -W -f='${Version} ' mariadb-server-core sysbench)"
-	key+=$(sha256sum "$ROOT/bench/oltp-seed.sh" | cut -c1-16)
+	key+=$(cat "$ROOT/bench/oltp-seed.sh" "$ROOT/bench/mariadb.sh" | sha256sum | cut -c1-16)
 	[ -f "$OLTP_SEED" ] && [ "$(cat "$OLTP_SEED.key" 2>/dev/null)" = "$key" ] && return 0
 	log "preparing the OLTP database ($OLTP_TABLES x $OLTP_ROWS rows, about 1 min)"
 	rm -f "$OLTP_SEED.key"
