@@ -88,6 +88,25 @@ show_rejects() {
 	git_tree clean -q -f -- '*.rej' '*.orig'
 }
 
+# keep_notes PATCH: git am drops what a commit message carries after its
+# "---" line (the notes for reviewers); put PATCH's whole message back on
+# HEAD, so that 'make export' writes the notes out again.
+keep_notes() {
+	python3 - "$1" >"$LOGS/notes.msg" <<'PY' || return 0
+import re, sys
+s = open(sys.argv[1]).read()
+head, _, rest = s.partition("\n\n")
+subject = re.search(r"^Subject: (?:\[PATCH[^]]*\] )?(.*(?:\n [^\n]*)*)", head, re.M)
+body = rest.split("\ndiff --git ", 1)[0]
+parts = body.split("\n---\n")
+if len(parts) < 3:
+    sys.exit(1)		# no notes: git am kept the whole message
+msg = "\n---\n".join(parts[:-1])
+print(subject.group(1).replace("\n ", " ") + "\n\n" + msg.rstrip("\n"))
+PY
+	git_tree commit -q --amend --no-verify -F "$LOGS/notes.msg"
+}
+
 apply_series() {
 	local p n=0
 	touch "$STAMP.tmp"
@@ -103,6 +122,7 @@ apply_series() {
 			rm -f "$STAMP" "$STAMP.tmp"
 			exit 1
 		fi
+		keep_notes "$PATCHES/$p"
 		n=$((n + 1))
 	done
 	rm -f "$STAMP.tmp"

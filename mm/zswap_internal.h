@@ -52,6 +52,11 @@ struct zswap_entry {
  * @ZSWAP_WALK_HIT_SWAPCACHE: out: the walk stopped at such an entry
  * @ZSWAP_WALK_THROTTLE: in: the walk's writeback may be throttled by the
  *	cgroup IO controllers (its bios carry REQ_BACKGROUND)
+ * @ZSWAP_WALK_NORECLAIM: in: allocate without direct reclaim, never retry
+ *	with it, and stop the walk when an allocation fails (the deferred
+ *	writeback worker: it has no reserve access and must not force its
+ *	memcg charges)
+ * @ZSWAP_WALK_NOMEM: out: the walk stopped because an allocation failed
  *
  * The caller of the walk sets the "in" flags and clears the "out" flags;
  * shrink_memcg_cb() reads the former and sets the latter.
@@ -60,6 +65,8 @@ enum zswap_walk_flags {
 	ZSWAP_WALK_STOP_ON_SWAPCACHE	= BIT(0),
 	ZSWAP_WALK_HIT_SWAPCACHE	= BIT(1),
 	ZSWAP_WALK_THROTTLE		= BIT(2),
+	ZSWAP_WALK_NORECLAIM		= BIT(3),
+	ZSWAP_WALK_NOMEM		= BIT(4),
 };
 
 /**
@@ -79,12 +86,17 @@ struct zswap_walk {
 
 /**
  * enum zswap_wb_reason - why zswap writes entries back
- * @ZSWAP_WB_SHRINKER: the memory-pressure shrinker (zswap_shrinker_scan())
+ * @ZSWAP_WB_SHRINKER: the memory-pressure shrinker's throttled writeback:
+ *	its worker, or a reclaimer writing in place for its own charge
+ * @ZSWAP_WB_RECLAIM: the memory-pressure shrinker writing in place for a
+ *	reclaimer that must not sleep on the cgroup's IO budget (kswapd,
+ *	global reclaim, reclaim on behalf of another cgroup)
  * @ZSWAP_WB_POOL_LIMIT: the pool is over max_pool_percent (shrink_worker())
  * @ZSWAP_WB_MEMCG_LIMIT: a cgroup is over memory.zswap.max (zswap_store())
  */
 enum zswap_wb_reason {
 	ZSWAP_WB_SHRINKER,
+	ZSWAP_WB_RECLAIM,
 	ZSWAP_WB_POOL_LIMIT,
 	ZSWAP_WB_MEMCG_LIMIT,
 };
@@ -99,6 +111,39 @@ enum zswap_wb_reason {
 #define ZSWAP_WB_LAG		(HZ / 10)
 /* longest wait of a reclaimer for the worker's progress (10ms) */
 #define ZSWAP_WB_WAIT		(HZ / 100 ?: 1)
+/* wb_pending while a claim is being made: its age is not written yet */
+#define ZSWAP_WB_CLAIMING	(-1L)
+/* lruvec writeback work items running at once, at most */
+#define ZSWAP_WB_MAX_ACTIVE	4
+
+/**
+ * struct zswap_reclaimer - who runs the shrinker, as far as writeback cares
+ * @kswapd: the task is kswapd
+ * @kthread: the task is a kernel thread (kswapd included)
+ * @own_charge: the memcg being shrunk is the one the task charges to, or
+ *	an ancestor of it
+ * @limit: the memcg being shrunk, or an ancestor, is at its memory.max or
+ *	over its memory.high: reclaim there is limit reclaim
+ */
+struct zswap_reclaimer {
+	bool kswapd;
+	bool kthread;
+	bool own_charge;
+	bool limit;
+};
+
+/**
+ * enum zswap_wb_fallback - what a struggling reclaimer does about writeback
+ * @ZSWAP_FB_BACKOFF: nothing: the pending claim covers it
+ * @ZSWAP_FB_UNTHROTTLED: write a chunk back in place, issued as root
+ * @ZSWAP_FB_THROTTLED: wait for the worker (bounded), then write a chunk
+ *	back in place, throttled in the memcg's IO budget
+ */
+enum zswap_wb_fallback {
+	ZSWAP_FB_BACKOFF,
+	ZSWAP_FB_UNTHROTTLED,
+	ZSWAP_FB_THROTTLED,
+};
 
 struct mem_cgroup;
 struct shrink_control;
@@ -110,13 +155,13 @@ struct zswap_lruvec_state;
 #if IS_ENABLED(CONFIG_KUNIT)
 unsigned int zswap_wb_walk_flags(enum zswap_wb_reason reason);
 int zswap_writeback_entry(struct zswap_entry *entry, swp_entry_t swpentry,
-			  struct swap_io_ctx *ctx);
+			  struct zswap_walk *walk);
 enum lru_status shrink_memcg_cb(struct list_head *item, struct list_lru_one *l,
 				void *arg);
 void zswap_walk_init(struct zswap_walk *walk, enum zswap_wb_reason reason);
 gfp_t zswap_wb_gfp(const struct swap_io_ctx *io);
 struct folio *zswap_swap_cache_alloc(swp_entry_t swpentry, gfp_t gfp);
-struct folio *zswap_wb_alloc_folio(swp_entry_t swpentry, struct swap_io_ctx *io);
+struct folio *zswap_wb_alloc_folio(swp_entry_t swpentry, struct zswap_walk *walk);
 unsigned long zswap_lru_walk(struct mem_cgroup *memcg, int nid,
 			     struct zswap_walk *walk, unsigned long *nr_to_walk);
 void zswap_wb_lru_drain(void);
@@ -126,23 +171,28 @@ unsigned long zswap_lru_len(struct mem_cgroup *memcg, int nid);
 unsigned long zswap_walk_budget(unsigned long nr, unsigned long len);
 int shrink_memcg(struct mem_cgroup *memcg, enum zswap_wb_reason reason);
 unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
-			      unsigned long nr, atomic_long_t *written);
+			      unsigned long nr, enum zswap_wb_reason reason,
+			      atomic_long_t *written);
 bool zswap_wb_allowed(struct mem_cgroup *memcg);
 bool zswap_memcg_tryget_online(struct mem_cgroup *memcg);
 void zswap_memcg_put(struct mem_cgroup *memcg);
-bool zswap_wb_queue(struct work_struct *work);
+bool zswap_wb_queue(struct work_struct *work, int nid);
 int zswap_wb_defer(struct zswap_lruvec_state *state, struct mem_cgroup *memcg,
-		   unsigned long nr);
+		   int nid, unsigned long nr);
 bool zswap_wb_cancel(struct zswap_lruvec_state *state, struct mem_cgroup *memcg);
 unsigned long zswap_wb_run(struct zswap_lruvec_state *state,
 			   struct mem_cgroup *memcg, int nid);
 bool zswap_wb_struggling(unsigned int busy, unsigned long claimed_at,
 			 unsigned long now);
+bool zswap_wb_claim_struggling(struct zswap_lruvec_state *state);
+enum zswap_wb_fallback zswap_wb_fallback_mode(const struct zswap_reclaimer *r);
+void zswap_reclaimer_of(const struct shrink_control *sc, struct zswap_reclaimer *r);
+struct zswap_lruvec_state *zswap_lruvec_state_of(struct mem_cgroup *memcg, int nid);
 unsigned long zswap_wb_wait_progress(struct zswap_lruvec_state *state,
 				     long before, long timeout);
 unsigned long zswap_wb_fallback(struct zswap_lruvec_state *state,
 				struct mem_cgroup *memcg, int nid,
-				unsigned long nr);
+				unsigned long nr, enum zswap_wb_fallback mode);
 unsigned long zswap_shrinker_scan(struct shrinker *shrinker,
 				  struct shrink_control *sc);
 #endif

@@ -111,8 +111,12 @@ static void zswap_test_dev_queue(struct zswap_test_dev *d, struct swap_io_ctx *i
 		io->sio = &d->sio;
 		d->sio.nr_bvecs = 0;
 	}
-	if (++io->sio->nr_bvecs == SWAP_CLUSTER_MAX)
-		swap_write_submit(io);
+	if (++io->sio->nr_bvecs == SWAP_CLUSTER_MAX) {
+		/* what swap_write_submit() does, less the vmstat count */
+		io->sis->ops->submit_write(io);
+		io->sio = NULL;
+		io->sis = NULL;
+	}
 }
 
 /**
@@ -162,13 +166,14 @@ struct zswap_test_lru {
 
 /*
  * Stands in for zswap_writeback_entry(). A successful writeback queues
- * its write in @ctx and frees the entry, which unlinks it from the LRU: do
- * the same.
+ * its write in the walk's IO context and frees the entry, which unlinks it
+ * from the LRU: do the same.
  */
 static int zswap_test_writeback_stub(struct zswap_entry *entry,
 				     swp_entry_t swpentry,
-				     struct swap_io_ctx *ctx)
+				     struct zswap_walk *walk)
 {
+	struct swap_io_ctx *ctx = &walk->io;
 	struct kunit *test = kunit_get_current_test();
 	struct zswap_test_lru *t = test->priv;
 	pgoff_t i = swp_offset(swpentry);
@@ -226,6 +231,12 @@ static unsigned long zswap_test_lru_len_stub(struct mem_cgroup *memcg, int nid)
 	return nid ? 0 : list_lru_count_one(&t->lru, 0, NULL);
 }
 
+/* The first suite's chunk loops run whatever zswap.shrinker_enabled says. */
+static bool zswap_test_allowed_always(struct mem_cgroup *memcg)
+{
+	return true;
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(zswap_test_list_lru_destroy, list_lru_destroy,
 			    struct list_lru *);
 
@@ -244,6 +255,7 @@ static int zswap_test_init(struct kunit *test)
 				   zswap_test_writeback_stub);
 	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_lru_walk_stub);
 	kunit_activate_static_stub(test, zswap_lru_len, zswap_test_lru_len_stub);
+	kunit_activate_static_stub(test, zswap_wb_allowed, zswap_test_allowed_always);
 	return 0;
 }
 
@@ -363,9 +375,12 @@ struct zswap_test_reason_case {
 };
 
 static const struct zswap_test_reason_case zswap_test_reason_cases[] = {
-	/* memory pressure: throttled, stops at warm entries */
+	/* memory pressure: throttled, stops at warm entries, no direct reclaim */
 	{ "shrinker", ZSWAP_WB_SHRINKER,
-	  ZSWAP_WALK_STOP_ON_SWAPCACHE | ZSWAP_WALK_THROTTLE },
+	  ZSWAP_WALK_STOP_ON_SWAPCACHE | ZSWAP_WALK_THROTTLE | ZSWAP_WALK_NORECLAIM },
+	/* in place for a reclaimer that may not sleep on the IO budget: not throttled */
+	{ "reclaim", ZSWAP_WB_RECLAIM,
+	  ZSWAP_WALK_STOP_ON_SWAPCACHE | ZSWAP_WALK_NORECLAIM },
 	/* a full pool rejects stores until it drains: never throttled */
 	{ "pool_limit", ZSWAP_WB_POOL_LIMIT, 0 },
 	/* memory.zswap.max reached: the same */
@@ -444,50 +459,71 @@ static void zswap_test_shrink_memcg_cb_uncapped_walk_revisits(struct kunit *test
 }
 
 /*
- * An all-referenced LRU: the first call rotates every entry and writes
- * back nothing, without revisiting any; the second call writes back.
+ * An all-referenced LRU: the worker's first run rotates every entry and
+ * writes back none, without coming back to any; the second writes them
+ * back.
  */
-static void zswap_test_shrink_memcg_all_referenced(struct kunit *test)
+static void zswap_test_zswap_wb_chunks_all_referenced(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
 	unsigned int i;
 
 	zswap_test_add_entries(test, 4, true, 0);
 
-	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX,
+					      ZSWAP_WB_SHRINKER, NULL), 0);
 	KUNIT_EXPECT_EQ(test, t->calls, 0);
 	KUNIT_EXPECT_EQ(test, t->revisits, 0);
 	for (i = 0; i < t->nr_entries; i++)
 		KUNIT_EXPECT_FALSE(test, t->entries[i]->referenced);
 
-	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX,
+					      ZSWAP_WB_SHRINKER, NULL), 4);
 	KUNIT_EXPECT_EQ(test, t->calls, 4);
 	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 0);
 }
 
-/* Entries that fail writeback are attempted once per call, not in a spin. */
-static void zswap_test_shrink_memcg_failing_entries_once(struct kunit *test)
+/* Entries that fail writeback are attempted once per run, not in a spin. */
+static void zswap_test_zswap_wb_chunks_failing_entries_once(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
 	unsigned int i;
 
 	zswap_test_add_entries(test, 5, false, -ENOMEM);
 
-	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX,
+					      ZSWAP_WB_SHRINKER, NULL), 0);
 	for (i = 0; i < t->nr_entries; i++)
 		KUNIT_EXPECT_EQ_MSG(test, t->visits[i], 1, "entry %u", i);
 	KUNIT_EXPECT_EQ(test, t->revisits, 0);
 }
 
-/* An LRU longer than SWAP_CLUSTER_MAX: one call walks SWAP_CLUSTER_MAX. */
-static void zswap_test_shrink_memcg_long_lru_capped(struct kunit *test)
+/* An LRU longer than SWAP_CLUSTER_MAX: one chunk walks SWAP_CLUSTER_MAX. */
+static void zswap_test_zswap_wb_chunks_long_lru_capped(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
 
 	zswap_test_add_entries(test, SWAP_CLUSTER_MAX + 8, false, -ENOMEM);
 
-	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), -EAGAIN);
+	zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL);
 	KUNIT_EXPECT_EQ(test, t->calls, SWAP_CLUSTER_MAX);
+}
+
+/*
+ * A pool limit makes room in one call even on a short LRU of entries
+ * stored referenced: capped at the LRU's length, its first call only
+ * rotated them and returned -EAGAIN, so zswap_store() rejected the page
+ * and shrink_worker() counted a failure.
+ */
+static void zswap_test_shrink_memcg_pool_limit_short_lru_one_call(struct kunit *test)
+{
+	struct zswap_test_lru *t = test->priv;
+
+	zswap_test_add_entries(test, 4, true, 0);
+
+	KUNIT_EXPECT_EQ(test, shrink_memcg(NULL, ZSWAP_WB_POOL_LIMIT), 0);
+	KUNIT_EXPECT_EQ(test, t->calls, 4);
+	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 0);
 }
 
 /* Empty LRUs are skipped and reported as -ENOENT. */
@@ -506,20 +542,29 @@ static void zswap_test_zswap_wb_chunks_budget_of_one(struct kunit *test)
 
 	zswap_test_add_entries(test, 3, false, 0);
 
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 1, NULL), 1);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 1, ZSWAP_WB_SHRINKER, NULL), 1);
 	KUNIT_EXPECT_EQ(test, t->calls, 1);
 	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 2);
 }
 
-/* The worker's chunks visit a short LRU's entries at most once per chunk. */
-static void zswap_test_zswap_wb_chunks_short_lru_once_per_chunk(struct kunit *test)
+/*
+ * One worker run visits a short LRU's entries at most once, however many
+ * chunks it is asked for: the first run only rotates the referenced
+ * entries, the second attempts each once. Guards the once-per-call budget
+ * across chunks (computing it per chunk let chunk 2 write back what chunk 1
+ * had just rotated).
+ */
+static void zswap_test_zswap_wb_chunks_short_lru_once_per_run(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
 
 	zswap_test_add_entries(test, 3, true, -ENOMEM);
 
-	/* chunk 1 rotates the three, chunk 2 attempts each once */
-	zswap_wb_chunks(NULL, 0, 6, NULL);
+	zswap_wb_chunks(NULL, 0, 6, ZSWAP_WB_SHRINKER, NULL);
+	KUNIT_EXPECT_EQ(test, t->calls, 0);
+	KUNIT_EXPECT_EQ(test, t->revisits, 0);
+
+	zswap_wb_chunks(NULL, 0, 6, ZSWAP_WB_SHRINKER, NULL);
 	KUNIT_EXPECT_EQ(test, t->calls, 3);
 	KUNIT_EXPECT_EQ(test, t->revisits, 0);
 }
@@ -621,9 +666,9 @@ static void zswap_test_zswap_wb_chunks_one_write_per_chunk(struct kunit *test)
 
 	zswap_test_add_entries(test, 3, false, 0);
 
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, NULL), 2);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, ZSWAP_WB_SHRINKER, NULL), 2);
 	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, NULL), 1);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, ZSWAP_WB_SHRINKER, NULL), 1);
 	KUNIT_EXPECT_EQ(test, t->dev.submits, 2);
 	KUNIT_EXPECT_EQ(test, t->dev.pages, 3);
 }
@@ -694,6 +739,7 @@ static struct folio *zswap_test_alloc_stub(swp_entry_t swpentry, gfp_t gfp)
 /**
  * struct zswap_test_alloc_case - one writeback folio allocation
  * @name: the case
+ * @noreclaim: the walk is the worker's (ZSWAP_WALK_NORECLAIM)
  * @queued: folios already queued in the walk's IO
  * @err: what the first and the second allocation return (0: a folio)
  * @reclaim: the first allocation may enter direct reclaim
@@ -703,6 +749,7 @@ static struct folio *zswap_test_alloc_stub(swp_entry_t swpentry, gfp_t gfp)
  */
 struct zswap_test_alloc_case {
 	const char *name;
+	bool noreclaim;
 	unsigned int queued;
 	int err[2];
 	bool reclaim;
@@ -713,15 +760,19 @@ struct zswap_test_alloc_case {
 
 static const struct zswap_test_alloc_case zswap_test_alloc_cases[] = {
 	/* nothing queued: nothing to wait on, reclaim as usual */
-	{ "idle", 0, { 0 }, true, 1, 0, 0 },
-	{ "idle_enomem", 0, { -ENOMEM }, true, 1, 0, -ENOMEM },
+	{ "idle", false, 0, { 0 }, true, 1, 0, 0 },
+	{ "idle_enomem", false, 0, { -ENOMEM }, true, 1, 0, -ENOMEM },
 	/* queued folios and memory at hand: the batch grows */
-	{ "queued", 3, { 0 }, false, 1, 0, 0 },
+	{ "queued", false, 3, { 0 }, false, 1, 0, 0 },
 	/* queued and short of memory: submit first, then reclaim */
-	{ "queued_enomem", 3, { -ENOMEM, 0 }, false, 2, 1, 0 },
-	{ "queued_enomem_twice", 3, { -ENOMEM, -ENOMEM }, false, 2, 1, -ENOMEM },
+	{ "queued_enomem", false, 3, { -ENOMEM, 0 }, false, 2, 1, 0 },
+	{ "queued_enomem_twice", false, 3, { -ENOMEM, -ENOMEM }, false, 2, 1, -ENOMEM },
 	/* a slot already in the swap cache is no memory shortage */
-	{ "queued_eexist", 3, { -EEXIST }, false, 1, 0, -EEXIST },
+	{ "queued_eexist", false, 3, { -EEXIST }, false, 1, 0, -EEXIST },
+	/* the worker never reclaims, even with nothing queued */
+	{ "worker_idle", true, 0, { 0 }, false, 1, 0, 0 },
+	/* the worker short of memory: no reclaiming retry, it backs off */
+	{ "worker_enomem", true, 3, { -ENOMEM, 0 }, false, 1, 0, -ENOMEM },
 };
 
 KUNIT_ARRAY_PARAM_DESC(zswap_test_alloc, zswap_test_alloc_cases, name);
@@ -735,16 +786,21 @@ static void zswap_test_zswap_wb_alloc_folio_rule(struct kunit *test)
 {
 	const struct zswap_test_alloc_case *c = test->param_value;
 	struct zswap_test_lru *t = test->priv;
-	struct swap_io_ctx io = {};
+	struct zswap_walk walk = {
+		.flags = c->noreclaim ? ZSWAP_WALK_NORECLAIM : 0,
+	};
+	struct swap_io_ctx *io = &walk.io;
 	struct folio *folio;
 	unsigned int i;
 
 	kunit_activate_static_stub(test, zswap_swap_cache_alloc, zswap_test_alloc_stub);
 	memcpy(t->alloc_err, c->err, sizeof(t->alloc_err));
 	for (i = 0; i < c->queued; i++)
-		zswap_test_dev_queue(&t->dev, &io);
+		zswap_test_dev_queue(&t->dev, io);
 
-	folio = zswap_wb_alloc_folio(swp_entry(0, 1), &io);
+	folio = zswap_wb_alloc_folio(swp_entry(0, 1), &walk);
+	/* a failed allocation is reported to the walk */
+	KUNIT_EXPECT_EQ(test, !!(walk.flags & ZSWAP_WALK_NOMEM), c->ret == -ENOMEM);
 	KUNIT_EXPECT_EQ(test, c->ret ? PTR_ERR(folio) : 0L, (long)c->ret);
 	if (!c->ret)
 		KUNIT_EXPECT_PTR_EQ(test, folio, ZSWAP_TEST_FOLIO);
@@ -755,7 +811,7 @@ static void zswap_test_zswap_wb_alloc_folio_rule(struct kunit *test)
 		/* the retry reclaims, and only after the batch went out */
 		KUNIT_EXPECT_EQ(test, t->alloc_gfp[1], GFP_KERNEL);
 		KUNIT_EXPECT_EQ(test, t->alloc_submits[1], 1);
-		KUNIT_EXPECT_NULL(test, io.sio);
+		KUNIT_EXPECT_NULL(test, io->sio);
 		KUNIT_EXPECT_EQ(test, t->dev.pages, c->queued);
 	}
 }
@@ -802,12 +858,13 @@ static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE_PARAM(zswap_test_swap_write_opf_throttled,
 			 zswap_test_opf_gen_params),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_uncapped_walk_revisits),
-	KUNIT_CASE(zswap_test_shrink_memcg_all_referenced),
-	KUNIT_CASE(zswap_test_shrink_memcg_failing_entries_once),
-	KUNIT_CASE(zswap_test_shrink_memcg_long_lru_capped),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_all_referenced),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_failing_entries_once),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_long_lru_capped),
+	KUNIT_CASE(zswap_test_shrink_memcg_pool_limit_short_lru_one_call),
 	KUNIT_CASE(zswap_test_shrink_memcg_empty_lru),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_budget_of_one),
-	KUNIT_CASE(zswap_test_zswap_wb_chunks_short_lru_once_per_chunk),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_short_lru_once_per_run),
 	KUNIT_CASE(zswap_test_shrink_memcg_one_write_per_walk),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_submits_at_swapcache_stop),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_submits_past_errors),
@@ -855,6 +912,13 @@ static struct kunit_suite zswap_test_suite = {
  * @walked: entries each walk walks (scripted; beyond the script, all asked)
  * @freed: entries each walk writes back (scripted; beyond, all walked)
  * @hit_swapcache: the walk that meets a swap-cache entry, or -1
+ * @nomem: the walk whose folio allocation fails, or -1
+ * @disallow_after: writeback is disallowed once this many walks are made (0: never)
+ * @memalloc: whether each walk ran with reserve access (PF_MEMALLOC)
+ * @active: the active memcg of each walk
+ * @reclaimer: what zswap_reclaimer_of() answers
+ * @progress: what the zswap_wb_wait_progress() stub answers
+ * @waits: calls of that stub
  * @lru_len: what zswap_lru_len() answers
  * @started: completed when @state's work starts (zswap_test_running_work())
  * @release: lets that work return
@@ -875,6 +939,13 @@ struct zswap_test_wb {
 	long walked[ZSWAP_TEST_MAX_WALKS];
 	long freed[ZSWAP_TEST_MAX_WALKS];
 	int hit_swapcache;
+	int nomem;
+	unsigned int disallow_after;
+	bool memalloc[ZSWAP_TEST_MAX_WALKS];
+	struct mem_cgroup *active[ZSWAP_TEST_MAX_WALKS];
+	struct zswap_reclaimer reclaimer;
+	unsigned long progress;
+	unsigned int waits;
 	unsigned long lru_len;
 	struct completion started;
 	struct completion release;
@@ -901,7 +972,7 @@ static void zswap_test_put_stub(struct mem_cgroup *memcg)
 	w->puts++;
 }
 
-static bool zswap_test_queue_stub(struct work_struct *work)
+static bool zswap_test_queue_stub(struct work_struct *work, int nid)
 {
 	struct zswap_test_wb *w = kunit_get_current_test()->priv;
 	bool ok = w->wq ? queue_work(w->wq, work) : w->queue_ok;
@@ -926,10 +997,22 @@ static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
 	struct zswap_test_wb *w = test->priv;
 	unsigned int i = w->walks++;
 	unsigned long walked = *nr_to_walk, freed, j;
+	struct mem_cgroup *active;
 
 	KUNIT_ASSERT_LT(test, i, ZSWAP_TEST_MAX_WALKS);
 	w->asked[i] = *nr_to_walk;
 	w->walk_flags[i] = walk->flags;
+	w->memalloc[i] = current->flags & PF_MEMALLOC;
+	active = set_active_memcg(NULL);
+	set_active_memcg(active);
+	w->active[i] = active;
+	if (w->disallow_after && w->walks >= w->disallow_after)
+		w->allowed = false;
+	if (w->nomem == i) {
+		walk->flags |= ZSWAP_WALK_NOMEM;
+		*nr_to_walk -= 1;
+		return 0;
+	}
 	if (w->walked[i] >= 0)
 		walked = min_t(unsigned long, walked, w->walked[i]);
 	freed = w->freed[i] >= 0 ? min_t(unsigned long, walked, w->freed[i]) : walked;
@@ -939,6 +1022,30 @@ static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
 		zswap_test_dev_queue(&w->dev, &walk->io);
 	*nr_to_walk -= walked;
 	return freed;
+}
+
+static struct zswap_lruvec_state *zswap_test_state_stub(struct mem_cgroup *memcg, int nid)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	return &w->state;
+}
+
+static void zswap_test_reclaimer_stub(const struct shrink_control *sc,
+				      struct zswap_reclaimer *r)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	*r = w->reclaimer;
+}
+
+static unsigned long zswap_test_wait_stub(struct zswap_lruvec_state *state,
+					  long before, long timeout)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	w->waits++;
+	return w->progress;
 }
 
 static unsigned long zswap_test_len_stub(struct mem_cgroup *memcg, int nid)
@@ -964,6 +1071,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	w->queue_ok = true;
 	w->allowed = true;
 	w->hit_swapcache = -1;
+	w->nomem = -1;
 	w->lru_len = 1000;
 	KUNIT_ASSERT_EQ(test, zswap_test_dev_init(test, &w->dev), 0);
 	for (i = 0; i < ZSWAP_TEST_MAX_WALKS; i++) {
@@ -976,6 +1084,8 @@ static int zswap_test_wb_init(struct kunit *test)
 	kunit_activate_static_stub(test, zswap_wb_queue, zswap_test_queue_stub);
 	kunit_activate_static_stub(test, zswap_wb_allowed, zswap_test_allowed_stub);
 	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_walk_stub);
+	kunit_activate_static_stub(test, zswap_lruvec_state_of, zswap_test_state_stub);
+	kunit_activate_static_stub(test, zswap_reclaimer_of, zswap_test_reclaimer_stub);
 	kunit_activate_static_stub(test, zswap_lru_len, zswap_test_len_stub);
 	return 0;
 }
@@ -985,12 +1095,12 @@ static void zswap_test_zswap_wb_defer_claims_once(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
 
-	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 10);
 	KUNIT_EXPECT_EQ(test, w->refs, 1);
 	KUNIT_EXPECT_EQ(test, w->queued, 1);
 
-	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 20), -EBUSY);
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 20), -EBUSY);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 10);
 	KUNIT_EXPECT_EQ(test, w->refs, 1);
 	KUNIT_EXPECT_EQ(test, w->queued, 1);
@@ -1005,13 +1115,13 @@ static void zswap_test_zswap_wb_defer_tryget_failure_leaves_no_claim(struct kuni
 	struct zswap_test_wb *w = test->priv;
 
 	w->tryget_ok = false;
-	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), -ENOENT);
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), -ENOENT);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
 	KUNIT_EXPECT_EQ(test, w->refs, 0);
 	KUNIT_EXPECT_EQ(test, w->queued, 0);
 
 	w->tryget_ok = true;
-	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), 0);
 	KUNIT_EXPECT_EQ(test, w->refs, 1);
 }
 
@@ -1021,7 +1131,7 @@ static void zswap_test_zswap_wb_defer_queue_failure_puts(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->queue_ok = false;
-	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
 	KUNIT_EXPECT_EQ(test, w->refs, 0);
 	KUNIT_EXPECT_EQ(test, w->puts, 1);
@@ -1079,7 +1189,7 @@ static void zswap_test_zswap_wb_cancel_pending_puts_once(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 	struct zswap_test_blocker *b = zswap_test_blocked_wq(test);
 
-	KUNIT_ASSERT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), 0);
+	KUNIT_ASSERT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), 0);
 	KUNIT_EXPECT_TRUE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
 	KUNIT_EXPECT_EQ(test, w->refs, 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
@@ -1116,7 +1226,7 @@ static void zswap_test_zswap_wb_cancel_running_puts_nothing(struct kunit *test)
 	init_completion(&w->started);
 	init_completion(&w->release);
 	INIT_WORK(&w->state.wb_work, zswap_test_running_work);
-	KUNIT_ASSERT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 10), 0);
+	KUNIT_ASSERT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), 0);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&w->started, 10 * HZ), 0);
 
 	KUNIT_EXPECT_FALSE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
@@ -1192,7 +1302,7 @@ static void zswap_test_zswap_wb_chunks_stops_on_empty_lru(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->lru_len = 0;
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, NULL), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL), 0);
 	KUNIT_EXPECT_EQ(test, w->walks, 0);
 }
 
@@ -1202,7 +1312,7 @@ static void zswap_test_zswap_wb_chunks_stops_on_no_progress(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->walked[0] = 0;
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, NULL), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL), 0);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 }
 
@@ -1214,7 +1324,7 @@ static void zswap_test_zswap_wb_chunks_stops_at_swapcache(struct kunit *test)
 	w->walked[0] = 3;
 	w->freed[0] = 2;
 	w->hit_swapcache = 0;
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, NULL), 2);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL), 2);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 }
 
@@ -1225,7 +1335,7 @@ static void zswap_test_zswap_wb_chunks_stops_after_count(struct kunit *test)
 	unsigned long sum = 0;
 	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 70, NULL), 70);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 70, ZSWAP_WB_SHRINKER, NULL), 70);
 	KUNIT_EXPECT_EQ(test, w->walks, 3);
 	for (i = 0; i < w->walks; i++)
 		sum += w->asked[i];
@@ -1239,7 +1349,7 @@ static void zswap_test_zswap_wb_chunks_bounded_and_throttled(struct kunit *test)
 	unsigned int i;
 
 	w->walked[0] = 5;	/* a short chunk: the loop goes on */
-	zswap_wb_chunks(NULL, 0, 3 * SWAP_CLUSTER_MAX, NULL);
+	zswap_wb_chunks(NULL, 0, 3 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL);
 	KUNIT_EXPECT_GE(test, w->walks, 3);
 	for (i = 0; i < w->walks; i++) {
 		KUNIT_EXPECT_LE(test, w->asked[i], SWAP_CLUSTER_MAX);
@@ -1290,7 +1400,7 @@ static void zswap_test_zswap_wb_fallback_in_place(struct kunit *test)
 	unsigned long start = jiffies;
 
 	w->freed[0] = 7;
-	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000), 7);
+	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000, ZSWAP_FB_THROTTLED), 7);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 	KUNIT_EXPECT_EQ(test, w->asked[0], SWAP_CLUSTER_MAX);
 	KUNIT_EXPECT_TRUE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
@@ -1352,37 +1462,284 @@ static const struct zswap_test_gfp_case zswap_test_gfp_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(zswap_test_gfp, zswap_test_gfp_cases, name);
 
+/* A shrink control for the scan cases: root memcg, node 0, 64 to scan. */
+static struct shrink_control zswap_test_sc(gfp_t gfp)
+{
+	return (struct shrink_control) {
+		.gfp_mask = gfp,
+		.nid = 0,
+		.nr_to_scan = 64,
+		.nr_scanned = 64,
+	};
+}
+
+static void zswap_test_require_shrinker(struct kunit *test)
+{
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+	struct zswap_test_wb *w = test->priv;
+
+	/* the lruvec state is the test's own (stub): the live one is untouched */
+	zswap_shrinker_scan(NULL, &sc);
+	if (sc.nr_scanned == 0 && !w->queued)
+		kunit_skip(test, "Test requires: zswap.shrinker_enabled=Y");
+	atomic_long_set(&w->state.wb_pending, 0);
+	w->queued = 0;
+	w->refs = 0;
+}
+
 /* From NOIO/NOFS reclaim the shrinker defers nothing and writes nothing. */
 static void zswap_test_zswap_shrinker_scan_noio_nofs(struct kunit *test)
 {
 	const struct zswap_test_gfp_case *c = test->param_value;
 	struct zswap_test_wb *w = test->priv;
-	struct zswap_lruvec_state *root;
-	struct shrink_control sc = {
-		.gfp_mask = GFP_KERNEL,
-		.nid = first_online_node,
-		.nr_to_scan = 10,
-		.nr_scanned = 10,
-	};
+	struct shrink_control sc = zswap_test_sc(c->gfp);
 
-	/* Control: from GFP_KERNEL reclaim the same call defers. */
-	root = &mem_cgroup_lruvec(NULL, NODE_DATA(sc.nid))->zswap_lruvec_state;
-	if (atomic_long_read(&root->wb_pending))
-		kunit_skip(test, "Test requires: no deferred writeback pending");
-	zswap_shrinker_scan(NULL, &sc);
-	if (!w->queued)
-		kunit_skip(test, "Test requires: CONFIG_ZSWAP_SHRINKER_DEFAULT_ON=y");
-	/* the queue stub queued nothing: drop the claim it left */
-	atomic_long_set(&root->wb_pending, 0);
-	w->queued = 0;
-	w->refs = 0;
-
-	sc.gfp_mask = c->gfp;
+	zswap_test_require_shrinker(test);
 	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), SHRINK_STOP);
 	KUNIT_EXPECT_EQ(test, sc.nr_scanned, 0);
 	KUNIT_EXPECT_EQ(test, w->queued, 0);
 	KUNIT_EXPECT_EQ(test, w->refs, 0);
 	KUNIT_EXPECT_EQ(test, w->walks, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+}
+
+/*
+ * A fresh claim hands the work to the worker without walking, and reports
+ * it scanned: returning SHRINK_STOP made vmscan defer the handed-off work
+ * again into nr_deferred on every call.
+ */
+static void zswap_test_zswap_shrinker_scan_defers_as_scanned(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+
+	zswap_test_require_shrinker(test);
+	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 0);
+	KUNIT_EXPECT_EQ(test, sc.nr_scanned, 64);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 64);
+	KUNIT_EXPECT_EQ(test, w->queued, 1);
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+	KUNIT_EXPECT_EQ(test, w->walks, 0);
+}
+
+/* A new claim starts its own busy count and age. */
+static void zswap_test_zswap_shrinker_scan_new_claim_resets_busy(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+
+	zswap_test_require_shrinker(test);
+	atomic_set(&w->state.wb_busy, ZSWAP_WB_BUSY_MAX + 3);
+	w->state.wb_claimed_at = jiffies - 10 * ZSWAP_WB_LAG;
+	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->state.wb_busy), 0);
+	KUNIT_EXPECT_FALSE(test, time_after(jiffies, w->state.wb_claimed_at + ZSWAP_WB_LAG));
+
+	/* so the next call that finds the claim pending merely backs off */
+	w->reclaimer = (struct zswap_reclaimer) { .own_charge = true, .limit = true };
+	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 0);
+	KUNIT_EXPECT_EQ(test, sc.nr_scanned, 64);
+	KUNIT_EXPECT_EQ(test, w->walks, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->state.wb_busy), 1);
+}
+
+/*
+ * Make the claim pending and old, so that the next scan finds reclaim
+ * struggling.
+ */
+static void zswap_test_struggling_claim(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	zswap_test_require_shrinker(test);
+	atomic_long_set(&w->state.wb_pending, 10);
+	w->state.wb_claimed_at = jiffies - 2 * ZSWAP_WB_LAG;
+	kunit_activate_static_stub(test, zswap_wb_wait_progress, zswap_test_wait_stub);
+}
+
+struct zswap_test_caller_case {
+	const char *name;
+	struct zswap_reclaimer r;
+	enum zswap_wb_fallback mode;
+};
+
+static const struct zswap_test_caller_case zswap_test_caller_cases[] = {
+	/* kswapd reclaims for everyone: unthrottled, as stock */
+	{ "kswapd", { .kswapd = true, .kthread = true, .limit = true },
+	  ZSWAP_FB_UNTHROTTLED },
+	{ "kswapd_root_charge", { .kswapd = true, .kthread = true, .own_charge = true,
+				  .limit = true }, ZSWAP_FB_UNTHROTTLED },
+	/* a task at its memcg's limit, reclaiming that memcg: its own charge */
+	{ "own_limit_reclaim", { .own_charge = true, .limit = true },
+	  ZSWAP_FB_THROTTLED },
+	/* a task of another cgroup reclaiming this one */
+	{ "other_cgroup_reclaim", { .limit = true }, ZSWAP_FB_UNTHROTTLED },
+	/* global direct reclaim by a task of the memcg, under no limit */
+	{ "global_reclaim", { .own_charge = true }, ZSWAP_FB_UNTHROTTLED },
+	/* memory.reclaim written by a task outside the memcg */
+	{ "memory_reclaim", { }, ZSWAP_FB_UNTHROTTLED },
+	/* shrink_worker()'s folio allocation reclaiming: pool-limit path */
+	{ "shrink_worker_retry", { .kthread = true, .limit = true }, ZSWAP_FB_BACKOFF },
+	/* any other kthread, even charging to the memcg */
+	{ "kworker_active_memcg", { .kthread = true, .own_charge = true, .limit = true },
+	  ZSWAP_FB_BACKOFF },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_caller, zswap_test_caller_cases, name);
+
+/* Only a task reclaiming for its own charge sleeps on the memcg's IO budget. */
+static void zswap_test_zswap_wb_fallback_mode_per_caller(struct kunit *test)
+{
+	const struct zswap_test_caller_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_fallback_mode(&c->r), c->mode);
+}
+
+/*
+ * Struggling reclaim engages the fallback as its caller allows: the public
+ * RFC's OOM under a throttled worker came from never falling back, so the
+ * call of the fallback in the scan is pinned here.
+ */
+static void zswap_test_zswap_shrinker_scan_fallback_per_caller(struct kunit *test)
+{
+	const struct zswap_test_caller_case *c = test->param_value;
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+	unsigned long ret;
+
+	zswap_test_struggling_claim(test);
+	w->reclaimer = c->r;
+	ret = zswap_shrinker_scan(NULL, &sc);
+	KUNIT_EXPECT_EQ(test, sc.nr_scanned, 64);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 10);
+	switch (c->mode) {
+	case ZSWAP_FB_BACKOFF:
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		KUNIT_EXPECT_EQ(test, w->walks, 0);
+		KUNIT_EXPECT_EQ(test, w->waits, 0);
+		break;
+	case ZSWAP_FB_UNTHROTTLED:
+		/* no wait on the throttled worker, a chunk issued as root */
+		KUNIT_EXPECT_EQ(test, ret, SWAP_CLUSTER_MAX);
+		KUNIT_EXPECT_EQ(test, w->waits, 0);
+		KUNIT_ASSERT_EQ(test, w->walks, 1);
+		KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+		break;
+	case ZSWAP_FB_THROTTLED:
+		KUNIT_EXPECT_EQ(test, ret, SWAP_CLUSTER_MAX);
+		KUNIT_EXPECT_EQ(test, w->waits, 1);
+		KUNIT_ASSERT_EQ(test, w->walks, 1);
+		KUNIT_EXPECT_TRUE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+		break;
+	}
+}
+
+/* The worker's progress during the wait spares the in-place writeback. */
+static void zswap_test_zswap_shrinker_scan_worker_progress(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+
+	zswap_test_struggling_claim(test);
+	w->reclaimer = (struct zswap_reclaimer) { .own_charge = true, .limit = true };
+	w->progress = 5;
+	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 0);
+	KUNIT_EXPECT_EQ(test, w->waits, 1);
+	KUNIT_EXPECT_EQ(test, w->walks, 0);
+}
+
+/*
+ * A claim still being made reads ZSWAP_WB_CLAIMING: its age and busy
+ * count are the previous claim's, so it must not look struggling.
+ */
+static void zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	atomic_long_set(&w->state.wb_pending, ZSWAP_WB_CLAIMING);
+	atomic_set(&w->state.wb_busy, ZSWAP_WB_BUSY_MAX + 3);
+	w->state.wb_claimed_at = jiffies - 10 * ZSWAP_WB_LAG;
+	KUNIT_EXPECT_FALSE(test, zswap_wb_claim_struggling(&w->state));
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->state.wb_busy), ZSWAP_WB_BUSY_MAX + 3);
+
+	/* the same state with the claim published is struggling */
+	atomic_long_set(&w->state.wb_pending, 10);
+	KUNIT_EXPECT_TRUE(test, zswap_wb_claim_struggling(&w->state));
+}
+
+/* An unthrottled fallback writes one chunk in place at once, issued as root. */
+static void zswap_test_zswap_wb_fallback_unthrottled(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	kunit_activate_static_stub(test, zswap_wb_wait_progress, zswap_test_wait_stub);
+	w->freed[0] = 7;
+	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000,
+						ZSWAP_FB_UNTHROTTLED), 7);
+	KUNIT_EXPECT_EQ(test, w->waits, 0);
+	KUNIT_ASSERT_EQ(test, w->walks, 1);
+	KUNIT_EXPECT_EQ(test, w->asked[0], SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+}
+
+/*
+ * The worker runs without reserve access, with the memcg as the active
+ * memcg (its allocations are charged there), and its walks never enter
+ * direct reclaim: PF_MEMALLOC forced every charge past memory.max.
+ */
+static void zswap_test_zswap_wb_run_context(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct mem_cgroup *after;
+
+	w->refs = 1;
+	atomic_long_set(&w->state.wb_pending, 5);
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0), 5);
+	KUNIT_ASSERT_EQ(test, w->walks, 1);
+	KUNIT_EXPECT_FALSE(test, w->memalloc[0]);
+	KUNIT_EXPECT_TRUE(test, w->walk_flags[0] & ZSWAP_WALK_NORECLAIM);
+	if (IS_ENABLED(CONFIG_MEMCG))
+		KUNIT_EXPECT_PTR_EQ(test, w->active[0], ZSWAP_TEST_MEMCG);
+	after = set_active_memcg(NULL);
+	KUNIT_EXPECT_NULL(test, after);
+	KUNIT_EXPECT_FALSE(test, current->flags & PF_MEMALLOC);
+}
+
+/* A chunk that could not allocate ends the run: the worker backs off. */
+static void zswap_test_zswap_wb_chunks_stops_on_nomem(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->nomem = 0;
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL), 0);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+}
+
+/* memory.zswap.writeback=0 or the shrinker switched off mid-run stops the run. */
+static void zswap_test_zswap_wb_chunks_rechecks_allowed(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->disallow_after = 1;
+	zswap_wb_chunks(NULL, 0, 4 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+}
+
+/*
+ * Memcg offline cancels the pending work of the memcg's lruvecs and drops
+ * the reference it held: the call in zswap_memcg_offline_cleanup() itself.
+ */
+static void zswap_test_zswap_memcg_offline_cleanup_cancels(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct zswap_test_blocker *b = zswap_test_blocked_wq(test);
+
+	KUNIT_ASSERT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), 0);
+	KUNIT_ASSERT_EQ(test, w->refs, 1);
+	zswap_memcg_offline_cleanup(ZSWAP_TEST_MEMCG);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	complete(&b->release);
 }
 
 static struct kunit_case zswap_wb_test_cases[] = {
@@ -1408,6 +1765,19 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_wait_progress_times_out),
 	KUNIT_CASE_PARAM(zswap_test_zswap_shrinker_scan_noio_nofs,
 			 zswap_test_gfp_gen_params),
+	KUNIT_CASE(zswap_test_zswap_shrinker_scan_defers_as_scanned),
+	KUNIT_CASE(zswap_test_zswap_shrinker_scan_new_claim_resets_busy),
+	KUNIT_CASE_PARAM(zswap_test_zswap_wb_fallback_mode_per_caller,
+			 zswap_test_caller_gen_params),
+	KUNIT_CASE_PARAM(zswap_test_zswap_shrinker_scan_fallback_per_caller,
+			 zswap_test_caller_gen_params),
+	KUNIT_CASE(zswap_test_zswap_shrinker_scan_worker_progress),
+	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress),
+	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled),
+	KUNIT_CASE(zswap_test_zswap_wb_run_context),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_nomem),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_rechecks_allowed),
+	KUNIT_CASE(zswap_test_zswap_memcg_offline_cleanup_cancels),
 	{}
 };
 
