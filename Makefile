@@ -2,10 +2,11 @@
 # The zswap writeback series: harness targets. See README.md.
 #
 #   make                 get 7.3.4, apply patches/, build, run the KUnit suites
-#   make check           everything CI runs (gates + closing "N passed, N failed")
+#   make check           everything CI runs (gates + "N passed, N failed, N skipped")
 #   make ARCH=x86_64     the KUnit suites under QEMU (TCG unless KVM works)
 #   make selftests       tools/testing/selftests/zswap in a QEMU guest (vng);
 #                        VM=um for the quicker, less faithful UML guest
+#   make mutants         every named mutation of the series must fail its test
 #   make bench           arms A/B/C x scenarios mild/heavy x workloads
 #                        cache/compile in QEMU guests (PROFILE=standard, the
 #                        default, or quick: cache only); make bench-summary
@@ -16,7 +17,7 @@ ARCH ?= um
 SHELL := /bin/bash
 LIB := $(CURDIR)/lib
 
-.PHONY: all deps tree kunit selftests bench bench-summary bench-rows export check-export checkpatch bisect check clean help
+.PHONY: all deps tree kunit selftests bench bench-summary bench-rows export check-export checkpatch bisect check clean help matrix mutants
 
 all: kunit
 
@@ -45,6 +46,17 @@ bench-summary:
 
 bench-rows: $(if $(wildcard build/linux/.git),,tree)
 	@$(LIB)/bench-rows.sh $(ROWS)
+
+# The build matrix (lib/matrix.sh): a snapshot of branch `series`, or
+# COMMIT=REV, against pristine 7.3.4 in each configuration (MATRIX_ROWS=
+# picks some); like bench, it makes the work tree only when there is none.
+matrix: $(if $(wildcard build/linux/.git),,tree)
+	@$(LIB)/matrix.sh $(if $(COMMIT),--commit '$(COMMIT)') $(if $(MATRIX_ROWS),--rows '$(MATRIX_ROWS)')
+
+# The mutation gate (lib/mutants.sh): every mutation of lib/mutants.txt
+# must fail the KUnit case named for it (ONLY=name,... picks some).
+mutants: tree
+	@$(LIB)/mutants.sh $(if $(ONLY),--only '$(ONLY)')
 
 export:
 	@$(LIB)/export.sh export

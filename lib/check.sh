@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Everything CI runs (make check): each gate in turn, with its time, then
-# one closing line "N passed, N failed". N counts KUnit cases (and, once the
-# series has them, selftests); a gate that fails counts as one failure too.
+# one closing line "N passed, N failed, N skipped". N counts KUnit cases
+# (and, once the series has them, selftest cases) together; a gate that
+# fails counts as one failure too. A case may skip only where
+# lib/expected-skips says the harness cannot give it what it needs: the
+# runners count any other skip as a failure.
 # Exits non-zero when anything failed. Gates after a failed one still run
 # when they can, so one run shows every problem.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-passed=0 failed=0 summary=()
+passed=0 failed=0 skipped=0 summary=()
 
 # gate NAME CMD...: run one gate, print its time and outcome.
 gate() {
@@ -28,13 +31,15 @@ gate() {
 	return 0
 }
 
-# add_counts FILE: add "PASSED FAILED" from FILE to the totals.
+# add_counts FILE: add "PASSED FAILED SKIPPED" (lib/kunit.sh and
+# lib/selftests.sh --result) from FILE to the totals.
 add_counts() {
-	local p f
+	local p f s
 	[ -s "$1" ] || return 0
-	read -r p f <"$1"
+	read -r p f s <"$1"
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + ${s:-0}))
 }
 
 kunit_gate() {
@@ -82,6 +87,7 @@ if [ "$tree_ok" = 1 ]; then
 	counted_gate "kunit (um)" kunit_gate "$BUILD/kunit-um.counts"
 	gate "W=1 (touched files)" "$ROOT/lib/warnings.sh"
 	gate "bisect (kunit um per patch)" "$ROOT/lib/bisect.sh"
+	gate "mutants (kunit um)" "$ROOT/lib/mutants.sh"
 	if [ -f "$TREE/tools/testing/selftests/zswap/config" ]; then
 		counted_gate "selftests (QEMU VM)" selftests_gate "$BUILD/selftests.counts"
 	fi
@@ -89,5 +95,5 @@ fi
 
 printf '\n=== make check summary\n'
 printf '%s\n' "${summary[@]}"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

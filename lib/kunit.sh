@@ -8,8 +8,12 @@
 # TCG otherwise (kunit.py always asks QEMU for -accel kvm first, which hangs
 # on a host whose /dev/kvm cannot run a normal kernel; see lib/vm.sh).
 # --lenient drops kunitconfig options that the tree does not define (for
-# bisection: a suite added by a later patch does not exist yet).
-# --result FILE gets one line "PASSED FAILED" counted from the results.
+# bisection: a suite added by a later patch does not exist yet), and lets
+# cases skip.
+# Otherwise a skipped case that lib/expected-skips does not list for
+# kunit-ARCH counts as a failure.
+# --result FILE gets one line "PASSED FAILED SKIPPED" counted from the
+# results (an unexpected skip is counted as failed, not skipped).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$ROOT/lib/vm.sh"
@@ -91,27 +95,46 @@ execute() {
 }
 
 # Count the leaf cases (each parameter of a parameterised case is one) of
-# kunit.py's JSON results; a skipped case counts as neither passed nor failed.
+# kunit.py's JSON results. A skipped case, named SUITE.CASE[.PARAM], counts
+# as skipped when lib/expected-skips lists it for kunit-ARCH (or with
+# --lenient), as failed otherwise.
 count_results() {
-	python3 - "$1" "${result:-/dev/null}" <<'PY2'
-import json, sys
+	python3 - "$1" "${result:-/dev/null}" "kunit-$arch" "$ROOT/lib/expected-skips" "$lenient" <<'PY2'
+import fnmatch, json, sys
+path, result, where, listfile, lenient = sys.argv[1:6]
 try:
-    root = json.load(open(sys.argv[1]))
+    root = json.load(open(path))
 except (OSError, ValueError) as e:
     sys.exit(f"error: no KUnit results ({e})")
+expected = []
+for ln in open(listfile):
+    body, _, reason = ln.partition("#")
+    f = body.split()
+    if len(f) == 2 and f[0] == where:
+        expected.append(f[1])
 n = {"PASS": 0, "FAIL": 0, "SKIP": 0, "ERROR": 0}
-def walk(g):
+unexpected = []
+def walk(g, prefix):
     for c in g.get("test_cases", []):
-        n[c.get("status", "ERROR")] = n.get(c.get("status", "ERROR"), 0) + 1
+        st = c.get("status", "ERROR")
+        name = prefix + c.get("name", "?")
+        if st == "SKIP" and lenient != "1" and \
+           not any(fnmatch.fnmatchcase(name, p) for p in expected):
+            unexpected.append(name)
+            st = "FAIL"
+        n[st] = n.get(st, 0) + 1
     for s in g.get("sub_groups", []):
-        walk(s)
-walk(root)
+        walk(s, prefix + s.get("name", "?") + ".")
+walk(root, "")
 failed = n["FAIL"] + n["ERROR"]
 if n["PASS"] + failed + n["SKIP"] == 0:
     sys.exit("error: the KUnit run printed no test result")
+for u in unexpected:
+    print(f"error: unexpected skip of {u} under {where} (lib/expected-skips does not list it): counted as a failure",
+          file=sys.stderr)
 print(f"kunit: {n['PASS']} passed, {failed} failed, {n['SKIP']} skipped", file=sys.stderr)
-with open(sys.argv[2], "w") as f:
-    f.write(f"{n['PASS']} {failed}\n")
+with open(result, "w") as f:
+    f.write(f"{n['PASS']} {failed} {n['SKIP']}\n")
 sys.exit(1 if failed else 0)
 PY2
 }

@@ -32,9 +32,20 @@
 #   as a ubd device (/dev/ubda1..3). Boots in seconds but is less
 #   faithful (no virtio, no real block queue): a fast path, not the
 #   reference.
+# - The guest reaches the host's files at fixed paths of its own, whatever
+#   the checkout's path: the VM files (guest.sh) at /tmp/zswap-vm, the
+#   installed selftests at /tmp/zswap-kst, the output directory at
+#   /tmp/zswap-out (vng: --rodir/--rwdir; UML: hostfs mounts), and vng
+#   starts the guest in / rather than in the host's working directory. A
+#   checkout under a directory the guest's init covers with a tmpfs (/tmp
+#   in the UML guest; /run, /var/tmp... under vng) works too.
 # - A guest that does not finish within GUEST_TIMEOUT seconds is killed
 #   and reported with the last 50 lines of its console.
-# --result FILE gets "PASSED FAILED" counted from the TAP output.
+# - A skipped case (or a program skipped as a whole) counts as a failure
+#   unless lib/expected-skips lists it for this VM: the guest is made to
+#   provide what the tests need.
+# --result FILE gets "PASSED FAILED SKIPPED" counted from the TAP output
+# (an unexpected skip is counted as failed, not skipped).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$ROOT/lib/vm.sh"
@@ -147,10 +158,16 @@ make_disk() {
 	printf 'label: dos\n,768M,S\n,512M,L\n,,L\n' | sfdisk -q "$VMDIR/disk.img" >/dev/null
 }
 
+# Where the guest sees the host's directories (see the header): fixed
+# guest paths, so that the checkout's own path never matters in the guest.
+G_VMDIR=/tmp/zswap-vm G_KST=/tmp/zswap-kst G_OUT=/tmp/zswap-out
+
 write_guest_script() {
 	cat >"$VMDIR/guest.sh" <<GUEST
 #!/bin/sh
-# Runs inside the guest (root, host root read-only over 9p).
+# Runs inside the guest (root, host root read-only). The host's VM files,
+# installed selftests and output directory are mounted at $G_VMDIR,
+# $G_KST and $G_OUT.
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 mkswap -q $SWAP_DEV >/dev/null && swapon $SWAP_DEV || { echo "guest: no swap on $SWAP_DEV"; exit 2; }
 export ZSWAP_SIBLING_DEV=$SIBLING_DEV
@@ -160,23 +177,26 @@ export ZSWAP_SIBLING_DEV=$SIBLING_DEV
 mkdir -p /tmp/scratch
 mkfs.ext4 -q -F $SCRATCH_DEV && mount -t ext4 $SCRATCH_DEV /tmp/scratch ||
 	{ echo "guest: no ext4 scratch on $SCRATCH_DEV"; exit 2; }
-mkdir -p /tmp/scratch/tmp && cp -a "$KST_OUT" /tmp/scratch/kselftest ||
+mkdir -p /tmp/scratch/tmp && cp -a $G_KST /tmp/scratch/kselftest ||
 	{ echo "guest: cannot copy the selftests to the scratch"; exit 2; }
 export ZSWAP_SCRATCH=/tmp/scratch/tmp
 # test_memcontrol's socket case needs the loopback interface.
 ip link set lo up 2>/dev/null
 echo "guest: kernel \$(uname -r), \$(nproc) CPUs, swap: \$(tail -n +2 /proc/swaps | tr -s ' ')"
 # The TAP goes to a host directory shared read-write, away from the
-# console, where kernel messages would interleave with it (vng: --rwdir;
-# UML: hostfs), mounted at /tmp/zswap-out (under /tmp: vng's rw overlay).
+# console, where kernel messages would interleave with it.
 # Each program's own TAP goes to its per-test log there too (-p).
-mkdir -p /tmp/zswap-out/logs
-cd /tmp/scratch/kselftest && { ./run_kselftest.sh -p /tmp/zswap-out/logs$select_args; echo "guest: run_kselftest.sh exited \$?"; } 2>&1 |
-	tee /tmp/zswap-out/tap.log
+mkdir -p $G_OUT/logs
+cd /tmp/scratch/kselftest && { ./run_kselftest.sh -p $G_OUT/logs$select_args; echo "guest: run_kselftest.sh exited \$?"; } 2>&1 |
+	tee $G_OUT/tap.log
 GUEST
 	chmod +x "$VMDIR/guest.sh"
 	# UML has no vng: its init mounts what vng would, runs guest.sh, and
-	# powers off through sysrq (the host's poweroff is systemd's).
+	# powers off through sysrq (the host's poweroff is systemd's). Its
+	# tmpfs on /tmp hides whatever the host has there, the checkout
+	# included; hostfs mounts take host paths, so the host's directories
+	# are mounted again on top of it. The init script itself is open
+	# already and keeps running.
 	cat >"$VMDIR/guest-um-init.sh" <<GUEST
 #!/bin/sh
 mount -t proc proc /proc
@@ -187,10 +207,13 @@ mount -t tmpfs tmpfs /run
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mkdir -p /tmp/zswap-out
-mount -t hostfs hostfs /tmp/zswap-out -o "$VMDIR/out"
+mkdir -p $G_VMDIR $G_KST $G_OUT
+mount -r -t hostfs hostfs $G_VMDIR -o "$VMDIR" &&
+	mount -r -t hostfs hostfs $G_KST -o "$KST_OUT" &&
+	mount -t hostfs hostfs $G_OUT -o "$VMDIR/out" ||
+	echo "guest: cannot mount the host's directories"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp
-$VMDIR/guest.sh
+$G_VMDIR/guest.sh
 echo o > /proc/sysrq-trigger
 GUEST
 	chmod +x "$VMDIR/guest-um-init.sh"
@@ -208,7 +231,8 @@ guest_cmd() {
 	kvm_usable "$GDIR/arch/x86/boot/bzImage" && accel=""
 	echo vng --run "$GDIR/arch/x86/boot/bzImage" $accel --memory "$GUEST_MEM" \
 		--cpus "$GUEST_CPUS" --disk "$VMDIR/disk.img" --verbose \
-		--rwdir=/tmp/zswap-out="$VMDIR/out" --exec "$VMDIR/guest.sh"
+		--rodir="$G_VMDIR=$VMDIR" --rodir="$G_KST=$KST_OUT" \
+		--rwdir="$G_OUT=$VMDIR/out" --cwd / --exec "$G_VMDIR/guest.sh"
 }
 
 run_guest() {
@@ -234,19 +258,40 @@ run_guest() {
 # count_tap: print the TAP, count the test cases, fail on any failure.
 # The runner's lines (one per program) are in tap.log, each program's own
 # cases in logs/PROGRAM. A program that failed without a failed case of
-# its own (a crash, the runner's timeout) counts as one failure.
+# its own (a crash, the runner's timeout) counts as one failure; one that
+# skipped as a whole (its environment check) as one skip, named after the
+# program. A skip that lib/expected-skips does not list for this VM
+# counts as a failure.
 count_tap() {
-	python3 - "$VMDIR/out" "${result:-/dev/null}" <<'PY'
-import os, re, sys
-out, result = sys.argv[1], sys.argv[2]
+	python3 - "$VMDIR/out" "${result:-/dev/null}" "$vm" "$ROOT/lib/expected-skips" <<'PY'
+import fnmatch, os, re, sys
+out, result, where, listfile = sys.argv[1:5]
+expected = []
+for ln in open(listfile):
+    body, _, reason = ln.partition("#")
+    f = body.split()
+    if len(f) == 2 and f[0] == where:
+        expected.append((f[1], reason.strip()))
 passed = failed = skipped = 0
+unexpected = []
+def skip(name, why):
+    global skipped, failed
+    for pat, reason in expected:
+        if fnmatch.fnmatchcase(name, pat):
+            print(f"    (expected skip under {where}: {reason})")
+            skipped += 1
+            return True
+    print(f"    (UNEXPECTED skip under {where}: counted as a failure)")
+    unexpected.append(why if why.startswith(name) else f"{name}: {why}")
+    failed += 1
+    return False
 case = re.compile(r'^(?:# )?(not ok|ok) \d+ (.*)$')
 for ln in open(os.path.join(out, "tap.log"), errors="replace").read().splitlines():
     print(ln)
-    m = re.match(r'^(not ok|ok) \d+ selftests: [^:]+: (\S+)', ln)
+    m = re.match(r'^(not ok|ok) \d+ selftests: [^:]+: (\S+)(.*)$', ln)
     if not m:
         continue
-    prog, own_failed = m.group(2), 0
+    prog, own, own_failed = m.group(2), 0, 0
     try:
         lines = open(os.path.join(out, "logs", prog), errors="replace").read().splitlines()
     except OSError:
@@ -256,20 +301,32 @@ for ln in open(os.path.join(out, "tap.log"), errors="replace").read().splitlines
         c = case.match(inner)
         if not c:
             continue
-        if re.search(r'#\s*SKIP', c.group(2), re.I):
-            skipped += 1
+        own += 1
+        d = re.match(r'^(.*?)\s*#\s*SKIP\b:?\s*(.*)$', c.group(2), re.I)
+        if d:
+            # "ok N # SKIP name: why" (zswap) or "ok N name # SKIP why"
+            name, why = d.group(1).strip(), d.group(2)
+            if not name:
+                name = re.split(r'[:\s]', why, maxsplit=1)[0]
+            own_failed += not skip(name, why)
         elif c.group(1) == "ok":
             passed += 1
         else:
             failed += 1
             own_failed += 1
-    if m.group(1) == "not ok" and own_failed == 0:
+    if not own and re.search(r'#\s*SKIP', m.group(3), re.I):
+        whole = [l for l in lines if re.match(r'^(?:# )?1\.\.0\b', l)]
+        skip(prog, whole[0] if whole else "the whole program skipped")
+    elif m.group(1) == "not ok" and own_failed == 0:
         failed += 1
 if passed + failed + skipped == 0:
     print("error: the selftests printed no result", file=sys.stderr)
     sys.exit(1)
+for u in unexpected:
+    print(f"error: unexpected skip under {where} (lib/expected-skips does not list it): {u}",
+          file=sys.stderr)
 print(f"selftests: {passed} passed, {failed} failed, {skipped} skipped", file=sys.stderr)
-open(result, "w").write(f"{passed} {failed}\n")
+open(result, "w").write(f"{passed} {failed} {skipped}\n")
 sys.exit(1 if failed else 0)
 PY
 }

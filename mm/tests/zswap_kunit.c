@@ -915,6 +915,7 @@ static struct kunit_suite zswap_test_suite = {
  * @nomem: the walk whose folio allocation fails, or -1
  * @disallow_after: writeback is disallowed once this many walks are made (0: never)
  * @memalloc: whether each walk ran with reserve access (PF_MEMALLOC)
+ * @running: whether the lruvec's worker was marked running during each walk
  * @active: the active memcg of each walk
  * @reclaimer: what zswap_reclaimer_of() answers
  * @progress: what the zswap_wb_wait_progress() stub answers
@@ -942,6 +943,7 @@ struct zswap_test_wb {
 	int nomem;
 	unsigned int disallow_after;
 	bool memalloc[ZSWAP_TEST_MAX_WALKS];
+	bool running[ZSWAP_TEST_MAX_WALKS];
 	struct mem_cgroup *active[ZSWAP_TEST_MAX_WALKS];
 	struct zswap_reclaimer reclaimer;
 	unsigned long progress;
@@ -1003,6 +1005,7 @@ static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
 	w->asked[i] = *nr_to_walk;
 	w->walk_flags[i] = walk->flags;
 	w->memalloc[i] = current->flags & PF_MEMALLOC;
+	w->running[i] = READ_ONCE(w->state.wb_running);
 	active = set_active_memcg(NULL);
 	set_active_memcg(active);
 	w->active[i] = active;
@@ -1683,6 +1686,21 @@ static void zswap_test_zswap_wb_fallback_unthrottled(struct kunit *test)
 }
 
 /*
+ * An unthrottled fallback leaves the LRU to a worker that is walking it:
+ * two walks of one LRU split its consecutive slots between their batches
+ * (pages per write bio fell from 24 to 2 in the batching selftest).
+ */
+static void zswap_test_zswap_wb_fallback_unthrottled_worker_running(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->state.wb_running = true;
+	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000,
+						ZSWAP_FB_UNTHROTTLED), 0);
+	KUNIT_EXPECT_EQ(test, w->walks, 0);
+}
+
+/*
  * The worker runs without reserve access, with the memcg as the active
  * memcg (its allocations are charged there), and its walks never enter
  * direct reclaim: PF_MEMALLOC forced every charge past memory.max.
@@ -1697,6 +1715,8 @@ static void zswap_test_zswap_wb_run_context(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0), 5);
 	KUNIT_ASSERT_EQ(test, w->walks, 1);
 	KUNIT_EXPECT_FALSE(test, w->memalloc[0]);
+	KUNIT_EXPECT_TRUE(test, w->running[0]);
+	KUNIT_EXPECT_FALSE(test, w->state.wb_running);
 	KUNIT_EXPECT_TRUE(test, w->walk_flags[0] & ZSWAP_WALK_NORECLAIM);
 	if (IS_ENABLED(CONFIG_MEMCG))
 		KUNIT_EXPECT_PTR_EQ(test, w->active[0], ZSWAP_TEST_MEMCG);
@@ -1774,6 +1794,7 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_worker_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled),
+	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled_worker_running),
 	KUNIT_CASE(zswap_test_zswap_wb_run_context),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_nomem),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_rechecks_allowed),
