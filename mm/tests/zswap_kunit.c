@@ -809,7 +809,7 @@ static void zswap_test_zswap_wb_alloc_folio_rule(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->dev.submits, c->submits);
 	if (c->allocs > 1) {
 		/* the retry reclaims, and only after the batch went out */
-		KUNIT_EXPECT_EQ(test, t->alloc_gfp[1], GFP_KERNEL);
+		KUNIT_EXPECT_TRUE(test, t->alloc_gfp[1] == GFP_KERNEL);
 		KUNIT_EXPECT_EQ(test, t->alloc_submits[1], 1);
 		KUNIT_EXPECT_NULL(test, io->sio);
 		KUNIT_EXPECT_EQ(test, t->dev.pages, c->queued);
