@@ -17,7 +17,7 @@ ARCH ?= um
 SHELL := /bin/bash
 LIB := $(CURDIR)/lib
 
-.PHONY: all deps tree kunit selftests bench bench-summary bench-rows export check-export checkpatch bisect check clean help matrix mutants
+.PHONY: all deps tree kunit selftests bench bench-summary bench-rows export check-export checkpatch bisect check clean help matrix mutants sparse kerneldoc b4
 
 all: kunit
 
@@ -69,6 +69,18 @@ checkpatch: tree
 
 bisect: tree
 	@$(LIB)/bisect.sh
+
+# One gate each: sparse and kernel-doc on the files the series touches,
+# against pristine 7.3.4 (COMMIT=REV checks another commit of build/linux);
+# b4 reads patches/ as a list would carry it.
+sparse: tree
+	@$(LIB)/sparse-check.sh $(if $(COMMIT),--commit '$(COMMIT)')
+
+kerneldoc: tree
+	@$(LIB)/kerneldoc.sh $(if $(COMMIT),--commit '$(COMMIT)')
+
+b4: tree
+	@$(LIB)/b4.sh
 
 check:
 	@$(LIB)/check.sh

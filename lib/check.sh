@@ -86,6 +86,9 @@ if [ "$tree_ok" = 1 ]; then
 	gate "checkpatch --strict" "$ROOT/lib/checkpatch.sh"
 	counted_gate "kunit (um)" kunit_gate "$BUILD/kunit-um.counts"
 	gate "W=1 (touched files)" "$ROOT/lib/warnings.sh"
+	gate "sparse (touched files)" "$ROOT/lib/sparse-check.sh"
+	gate "kernel-doc (touched files)" "$ROOT/lib/kerneldoc.sh"
+	gate "b4 reads the series" "$ROOT/lib/b4.sh"
 	gate "bisect (kunit um per patch)" "$ROOT/lib/bisect.sh"
 	gate "mutants (kunit um)" "$ROOT/lib/mutants.sh"
 	if [ -f "$TREE/tools/testing/selftests/zswap/config" ]; then

@@ -3,7 +3,8 @@
 # Install the Debian packages a target needs: lib/deps.sh GROUP...
 #   build   - building kernels (UML and x86_64) with ccache
 #   qemu    - running x86_64 kernels under QEMU
-#   check   - the extra tools of `make check` (sparse, checkpatch's python)
+#   check   - the extra tools of `make check` (sparse, checkpatch's python,
+#             b4 for the b4 gate)
 #   vm      - the selftest VM: QEMU, udev and virtme-ng (vng); virtme-ng
 #             1.35 comes from Debian trixie through a private sources list
 #             (Architecture: all, its dependencies from this system's suite)
@@ -19,7 +20,8 @@ set -euo pipefail
 pkgs_build="build-essential bc bison flex libelf-dev libssl-dev ccache git
 	xz-utils python3 perl rsync cpio kmod"
 pkgs_qemu="qemu-system-x86 qemu-system-data"
-pkgs_check="sparse python3-ply python3-git"	# checkpatch runs spdxcheck.py
+# checkpatch runs spdxcheck.py; lib/b4.sh has b4 read the series
+pkgs_check="sparse python3-ply python3-git b4"
 # vng's command channel needs udev on the host ("cannot find script I/O ports")
 pkgs_vm="qemu-system-x86 qemu-system-data udev fdisk file kmod python3-argcomplete
 	python3-pkg-resources python3-requests e2fsprogs iproute2"

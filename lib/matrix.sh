@@ -26,8 +26,9 @@
 # Each row compiles only the objects of the .c files the series touches
 # (kernel files, not tools/) that kbuild builds in that configuration: the
 # others are "n.a.". kbuild itself says which (every make reads the small
-# makefile that make_query writes, through MAKEFILES, and a goal
-# DIR/matrix-objs.o prints the objects of DIR). They are compiled with
+# makefile that kb_query_makefile of lib/kbuild.sh writes, through
+# MAKEFILES, and a goal DIR/matrix-objs.o prints the objects of DIR).
+# They are compiled with
 # W=1 and C=1 (sparse from lib/sparse.sh), and a warning (or sparse
 # error) counts only when the same build of pristine 7.3.4 does not give
 # it (line numbers left out of the comparison). modpost needs the export
@@ -47,21 +48,16 @@
 # non-zero on any failure or new warning. --rows runs only some rows.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/compare.sh"
+. "$(dirname "$0")/kbuild.sh"
 
 MATRIX=$BUILD/matrix
 ALL_ROWS="guest kunit-m memcg-n zswap-n swap-n blkcg-n iocost-n um i386"
-KUNIT_Y=(CONFIG_KUNIT=y CONFIG_ZSWAP_KUNIT_TEST=y CONFIG_BLK_CGROUP_KUNIT_TEST=y)
 QUERY_MK=$MATRIX/kbuild-objs.mk
 rev=$SERIES_BRANCH rows=$ALL_ROWS
 
 usage() {
 	die "usage: lib/matrix.sh [--commit REV] [--rows '$ALL_ROWS']"
-}
-
-# want WORD LIST: true when LIST (words, on one line or several) has WORD.
-want() {
-	local list=" ${2//[$'\n\t']/ } "
-	[[ $list == *" $1 "* ]]
 }
 
 parse_args() {
@@ -84,36 +80,10 @@ parse_args() {
 
 # --- sources -----------------------------------------------------------
 
-# commit_of REV: REV's commit id in build/linux, or a clear error.
-commit_of() {
-	git -C "$TREE" rev-parse -q --verify "$1^{commit}" ||
-		die "'$1' is not a commit of build/linux (run make tree first?)"
-}
-
 # snapshot SIDE ID: build/matrix/SIDE/linux, a detached worktree of
-# build/linux at commit ID (build/linux's own working tree is not
-# touched); a later commit is checked out there, which rewrites (and
-# dates) only the files that differ. Prints the path.
+# build/linux at commit ID (see snapshot_worktree). Prints the path.
 snapshot() {
-	local dir=$MATRIX/$1/linux id=$2
-	if [ ! -e "$dir/.git" ]; then
-		log "matrix: worktree ${dir#"$ROOT"/} at ${id:0:12} (about a minute)"
-		mkdir -p "${dir%/*}"
-		git -C "$TREE" worktree prune
-		run_logged "$LOGS/matrix-worktree-$1.log" "git worktree add ${dir#"$ROOT"/}" \
-			git -C "$TREE" worktree add -q --detach "$dir" "$id" || exit 1
-	elif [ "$(git -C "$dir" rev-parse HEAD)" != "$id" ]; then
-		run_logged "$LOGS/matrix-worktree-$1.log" "checkout of ${id:0:12} in ${dir#"$ROOT"/}" \
-			git -C "$dir" checkout -q -f --detach "$id" || exit 1
-	fi
-	echo "$dir"
-}
-
-# touched_objects ID: the objects of the kernel .c files the series adds
-# or changes at ID (tools/ holds userspace programs, not kbuild objects).
-touched_objects() {
-	git -C "$TREE" diff --no-renames --name-only --diff-filter=AM "$BASE_TAG" "$1" -- \
-		'*.c' ':!tools/' | sed 's/\.c$/.o/'
+	snapshot_worktree "$MATRIX/$1/linux" "$2" "$LOGS/matrix-worktree-$1.log"
 }
 
 # --- configurations ----------------------------------------------------
@@ -161,7 +131,7 @@ row_inputs() {
 	case $row in
 	kunit-m) ;;
 	um) cat "$tip/tools/testing/kunit/configs/arch_uml.config" || return 1 ;;
-	*) cat "$ROOT/lib/guest.config" "$tip/tools/testing/selftests/zswap/config" || return 1 ;;
+	*) guest_config "$tip" || return 1 ;;
 	esac
 	case $row in
 	guest|kunit-m|um) ;;
@@ -170,18 +140,12 @@ row_inputs() {
 	row_options "$row"
 }
 
-# unknown_symbols LOG: the symbols olddefconfig did not know (without
-# CONFIG_), from KCONFIG_WARN_UNKNOWN_SYMBOLS' warnings in LOG.
-unknown_symbols() {
-	sed -n 's/.*warning: unknown symbol: //p' "$1"
-}
-
 # check_options ROW ODIR: every option ROW is named after is in ODIR's
 # .config (=n: not set), unless the tree does not define it; prints the
 # ones that are not.
 check_options() {
 	local line sym val unknown
-	unknown=$(unknown_symbols "$2/kconfig.log")
+	unknown=$(kb_unknown_symbols "$2")
 	while IFS= read -r line; do
 		sym=${line%%=*} val=${line#*=}
 		want "${sym#CONFIG_}" "$unknown" && continue
@@ -198,34 +162,27 @@ check_options() {
 kmake() {
 	local side=$1 row=$2
 	shift 2
-	nice -n 10 make -C "$MATRIX/$side/linux" O="$MATRIX/$side/$row" ARCH="$(row_arch "$row")" \
-		CC="ccache gcc" HOSTCC="ccache gcc" -j"$(jobs)" "$@"
+	kb_make "$MATRIX/$side/linux" "$MATRIX/$side/$row" "$(row_arch "$row")" "$@"
 }
 
-# configure SIDE ROW TIPSRC: ROW's .config on SIDE, made again only when
-# its inputs or the commit changed. Fails (the reason in the row's
-# check.log) when kconfig does, or with the options that did not survive.
-# Runs as an if condition, where set -e does not hold: every step checks.
+# configure SIDE ROW TIPSRC: ROW's .config on SIDE (kb_configure). Fails
+# (the reason in the row's check.log) when kconfig does, or with the
+# options that did not survive. Runs as an if condition, where set -e
+# does not hold: every step checks.
 configure() {
-	local side=$1 row=$2 tip=$3 odir=$MATRIX/$1/$2 target key lost
+	local side=$1 row=$2 tip=$3 odir=$MATRIX/$1/$2 target lost
 	target=$(row_kconfig "$row")
 	mkdir -p "$odir"
 	row_inputs "$row" "$tip" >"$odir/config.inputs" || {
 		echo "error: $row: cannot read its configuration inputs" | tee "$odir/check.log" >&2
 		return 1
 	}
-	key=$(cat "$odir/config.inputs"; echo "$target"; git -C "$MATRIX/$side/linux" rev-parse HEAD)
-	if [ "$key" != "$(cat "$odir/config.key" 2>/dev/null)" ] || [ ! -f "$odir/.config" ]; then
-		rm -f "$odir/config.key"
-		cp "$odir/config.inputs" "$odir/.config" || return 1
-		KCONFIG_ALLCONFIG=$odir/config.inputs KCONFIG_WARN_UNKNOWN_SYMBOLS=1 \
-			kmake "$side" "$row" "$target" >"$odir/kconfig.log" 2>&1 || {
-			cp "$odir/kconfig.log" "$odir/check.log"
-			warn "make $target failed for $row ($side): see ${odir#"$ROOT"/}/check.log"
-			return 1
-		}
-		printf '%s\n' "$key" >"$odir/config.key" || return 1
-	fi
+	kb_configure "$MATRIX/$side/linux" "$odir" "$(row_arch "$row")" "$target" \
+		"$odir/config.inputs" || {
+		cp "$odir/kconfig.log" "$odir/check.log"
+		warn "make $target failed for $row ($side): see ${odir#"$ROOT"/}/check.log"
+		return 1
+	}
 	lost=$(check_options "$row" "$odir")
 	[ -z "$lost" ] || {
 		echo "error: $row ($side): did not survive $target: ${lost//$'\n'/ }" |
@@ -236,45 +193,16 @@ configure() {
 
 # --- what kbuild builds ------------------------------------------------
 
-# make_query: the makefile that every make reads through MAKEFILES while
-# enabled_objects asks; in a kbuild directory make (obj=DIR) the goal
-# DIR/matrix-objs.o prints the objects kbuild builds there, and a goal in
-# a subdirectory that is not built there does nothing.
-make_query() {
-	mkdir -p "$MATRIX"
-	# shellcheck disable=SC2016	# make's $(...), not the shell's
-	printf '%s\n' \
-		'# Written by lib/matrix.sh; read through MAKEFILES. See enabled_objects.' \
-		'ifdef obj' \
-		'$(obj)/matrix-objs.o: FORCE' \
-		"	@echo 'matrix-objs \$(obj): \$(real-obj-y) \$(real-obj-m) \$(lib-y)'" \
-		'$(obj)/%/matrix-objs.o: FORCE' \
-		'	@:' \
-		'endif' >"$QUERY_MK"
-}
-
 # enabled_objects SIDE ROW OBJ...: the OBJs kbuild builds in ROW on SIDE
-# (runs kbuild's prepare first, as any object build would). Every
-# directory above an object is asked: block/Makefile, not
-# block/tests/Makefile, names block/tests/blk_cgroup_kunit.o.
+# (kb_enabled_objects, through build/matrix/kbuild-objs.mk).
 enabled_objects() {
-	local side=$1 row=$2 odir=$MATRIX/$1/$2 goals built o
+	local side=$1 row=$2 odir=$MATRIX/$1/$2
 	shift 2
-	goals=$(printf '%s\n' "$@" | awk -F/ '{
-		d = $1; print d "/matrix-objs.o"
-		for (i = 2; i < NF; i++) { d = d "/" $i; print d "/matrix-objs.o" }
-	}' | sort -u)
-	# shellcheck disable=SC2086
-	MAKEFILES=$QUERY_MK kmake "$side" "$row" $goals >"$odir/query.log" 2>&1 || {
+	kb_enabled_objects "$MATRIX/$side/linux" "$odir" "$(row_arch "$row")" "$QUERY_MK" "$@" || {
 		cp "$odir/query.log" "$odir/check.log"
 		warn "kbuild could not prepare $row ($side): see ${odir#"$ROOT"/}/check.log"
 		return 1
 	}
-	built=$(sed -n 's/^matrix-objs [^:]*: //p' "$odir/query.log")
-	for o in "$@"; do
-		want "$o" "$built" && echo "$o"
-	done
-	return 0
 }
 
 # --- building and warnings ---------------------------------------------
@@ -305,34 +233,27 @@ modpost() {
 }
 
 # raw_warnings SIDE ROW: the warning and error lines of the row's
-# compiler and sparse log (sparse's errors do not stop the build) and
-# modpost's warnings (its errors do: they show as a failure).
+# compiler and sparse log and modpost's warnings (its errors stop the
+# build: they show as a failure).
 raw_warnings() {
 	local odir=$MATRIX/$1/$2
-	grep -sE '(warning|error):' "$odir/check.log" || true
+	kb_diagnostics "$odir/check.log"
 	grep -sE '^WARNING: modpost:' "$odir/modpost.log" || true
 }
 
 # side_warnings SIDE ROW: raw_warnings with paths relative to the source
-# tree (gcc names ../linux/..., sparse the absolute path).
+# tree, also written to build/matrix/SIDE/ROW/warnings.
 side_warnings() {
-	raw_warnings "$1" "$2" | sed -e "s#$MATRIX/$1/linux/##g" -e 's#\.\./linux/##g'
-}
-
-# unplaced: warnings (stdin) comparable between trees: no line, column
-# or code offset.
-unplaced() {
-	sed -E -e 's#^([^: ]+):[0-9]+(:[0-9]+)?:#\1:#' -e 's#\+0x[0-9a-f]+#+0x#g'
+	raw_warnings "$1" "$2" | kb_relative "$MATRIX/$1/linux" "$MATRIX/$1/$2" |
+		tee "$MATRIX/$1/$2/warnings"
 }
 
 # new_warnings ROW: the tip's warnings that the base does not give (as
 # many times as the tip gives them more often), with their lines.
 new_warnings() {
-	local row=$1
-	awk -v tipfile=<(side_warnings tip "$row") '
-		FILENAME == ARGV[1] { base[$0]++; next }
-		{ getline raw <tipfile; if (base[$0]-- <= 0) print raw }
-	' <(side_warnings base "$row" | unplaced) <(side_warnings tip "$row" | unplaced)
+	side_warnings base "$1" >/dev/null
+	side_warnings tip "$1" >/dev/null
+	new_lines "$MATRIX/base/$1/warnings" "$MATRIX/tip/$1/warnings"
 }
 
 # --- one row -----------------------------------------------------------
@@ -482,17 +403,15 @@ main() {
 	parse_args "$@"
 	t0=$(date +%s)
 	"$ROOT/lib/deps.sh" build
-	git -C "$TREE" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null ||
-		die "build/linux has no $BASE_TAG: run make tree first"
-	id=$(commit_of "$rev")
+	id=$(tree_commit "$rev")
 	objs=$(touched_objects "$id")
 	[ -n "$objs" ] || { log "matrix: the series touches no kernel .c file at $rev"; return 0; }
 	check_space
 	lock
 	sparse=$("$ROOT/lib/sparse.sh")
 	tip=$(snapshot tip "$id")
-	snapshot base "$(commit_of "$BASE_TAG")" >/dev/null
-	make_query
+	snapshot base "$(tree_commit "$BASE_TAG")" >/dev/null
+	kb_query_makefile "$QUERY_MK"
 	log "matrix at ${id:0:12} ($rev) against $BASE_TAG; objects: ${objs//$'\n'/ }"
 	for row in $rows; do
 		# shellcheck disable=SC2086
