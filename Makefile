@@ -6,7 +6,9 @@
 #   make ARCH=x86_64     the KUnit suites under QEMU (TCG unless KVM works)
 #   make selftests       tools/testing/selftests/zswap in a QEMU guest (vng);
 #                        VM=um for the quicker, less faithful UML guest
-#   make mutants         every named mutation of the series must fail its test
+#   make mutants         every named mutation of the series must fail its test,
+#                        and lib/stock-must-fail's cases must fail on 7.3.4
+#                        (KIND=kunit or KIND=vm picks one kind; ONLY=names)
 #   make bench           arms A/B/C x scenarios mild/heavy x workloads
 #                        cache/compile in QEMU guests (PROFILE=standard, the
 #                        default, or quick: cache only); make bench-summary
@@ -22,7 +24,7 @@ LIB := $(CURDIR)/lib
 all: kunit
 
 help:
-	@sed -n '3,14p' Makefile
+	@sed -n '3,16p' Makefile
 
 deps:
 	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
@@ -54,9 +56,11 @@ matrix: $(if $(wildcard build/linux/.git),,tree)
 	@$(LIB)/matrix.sh $(if $(COMMIT),--commit '$(COMMIT)') $(if $(MATRIX_ROWS),--rows '$(MATRIX_ROWS)')
 
 # The mutation gate (lib/mutants.sh): every mutation of lib/mutants.txt
-# must fail the KUnit case named for it (ONLY=name,... picks some).
+# must fail the test named for it, a KUnit case or (VM mutations) a
+# selftest case in the QEMU guest; KIND=kunit|vm picks one kind,
+# ONLY=name,... some mutations. make check runs KIND=kunit.
 mutants: tree
-	@$(LIB)/mutants.sh $(if $(ONLY),--only '$(ONLY)')
+	@$(LIB)/mutants.sh $(if $(KIND),--$(KIND)) $(if $(ONLY),--only '$(ONLY)')
 
 export:
 	@$(LIB)/export.sh export

@@ -2,20 +2,34 @@
 # SPDX-License-Identifier: GPL-2.0
 # The mutation gate: every named mutation of the series' tip must make the
 # test named for it fail.
-#   lib/mutants.sh [--list FILE] [--only NAME[,NAME...]] [--result FILE]
+#   lib/mutants.sh [--kunit | --vm] [--list FILE] [--only NAME[,NAME...]]
+#                  [--result FILE]
 # Mutations are read from lib/mutants.txt (see its header). Each is applied
 # to a scratch work tree (a detached worktree of branch 'series' in
-# build/mutants/src, never the work tree being edited), the KUnit suites
-# are rebuilt incrementally in UML and run, and the file is restored. The
-# unmutated tip must pass first. Prints a table: mutation, patch, expected
-# killer, killed by, time; a mutation that survives, does not apply or does
-# not build fails the gate. --result FILE gets "KILLED SURVIVED".
+# build/mutants/linux, never the work tree being edited), the test that
+# must kill it is run, and the file is restored:
+# - a KUnit mutation: the KUnit suites, rebuilt incrementally in UML
+#   (build/mutants/kunit-um); the unmutated tip must pass them first;
+# - a VM mutation (a 'vm' key): that selftest program in the QEMU guest
+#   (lib/selftests.sh --tree build/mutants/linux, the guest kernel rebuilt
+#   incrementally in build/mutants/guest-x86_64).
+# Then the selftest cases of lib/stock-must-fail run on pristine 7.3.4 and
+# must fail there: they pin what the series changes.
+# --kunit runs the KUnit mutations only (make check's gate: minutes);
+# --vm the VM mutations and the stock check only (tens of minutes under
+# TCG); by default, all of them. Prints a table: mutation, patch,
+# expected killer, killed by, time; a mutation that survives, does not
+# apply or does not build fails the gate. --result FILE gets
+# "KILLED SURVIVED".
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-list=$ROOT/lib/mutants.txt only="" result=""
+list=$ROOT/lib/mutants.txt stock_list=$ROOT/lib/stock-must-fail
+only="" result="" kinds="kunit vm stock"
 while [ $# -gt 0 ]; do
 	case $1 in
+	--kunit) kinds=kunit; shift ;;
+	--vm) kinds="vm stock"; shift ;;
 	--list) list=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--result) result=$2; shift 2 ;;
@@ -26,7 +40,9 @@ done
 [ -d "$TREE/.git" ] || die "no work tree at $TREE: run 'make tree' first"
 
 WORK=$BUILD/mutants
-SRC=$WORK/src
+# build/mutants/linux, like build/linux, so that its UML and guest build
+# directories see the sources as ../linux and ccache shares their objects.
+SRC=$WORK/linux
 KBUILD=$WORK/kunit-um
 mkdir -p "$WORK" "$LOGS"
 
@@ -34,6 +50,10 @@ mkdir -p "$WORK" "$LOGS"
 scratch_tree() {
 	local tip
 	tip=$(git -C "$TREE" rev-parse "$SERIES_BRANCH")
+	if [ -e "$WORK/src/.git" ]; then	# before the move to $SRC
+		git -C "$TREE" worktree remove --force "$WORK/src"
+		rm -rf "$KBUILD"
+	fi
 	if [ ! -d "$SRC/.git" ] && [ ! -f "$SRC/.git" ]; then
 		rm -rf "$SRC"
 		git -C "$TREE" worktree prune
@@ -89,13 +109,14 @@ PY
 }
 
 # records: the mutation list, one a line, fields separated by US (\037:
-# not whitespace, so that an empty 'to' stays a field of its own).
+# not whitespace, so that an empty 'to' stays a field of its own):
+# name, patch, file, from, to, killer, vm (empty for a KUnit mutation).
 records() {
 	awk -v only=",$only," '
 		function flush() {
 			if (name != "" && (only == ",," || index(only, "," name ",")))
-				printf "%s\037%s\037%s\037%s\037%s\037%s\n", name, patch, file, from, to, killer
-			name = patch = file = from = to = killer = ""
+				printf "%s\037%s\037%s\037%s\037%s\037%s\037%s\n", name, patch, file, from, to, killer, vm
+			name = patch = file = from = to = killer = vm = ""
 		}
 		/^#/ { next }
 		/^[[:space:]]*$/ { flush(); next }
@@ -108,49 +129,114 @@ records() {
 			else if (key == "from") from = val
 			else if (key == "to") to = val
 			else if (key == "killer") killer = val
+			else if (key == "vm") vm = val
 		}
 		END { flush() }' "$list"
 }
 
-main() {
-	local name patch file from to killer t0 secs failed by rows=() killed=0 survived=0 n=0
-	scratch_tree
-	log "mutation gate: the unmutated tip first (build/mutants, incremental after the first run)"
-	if ! run_logged "$LOGS/mutants-base.log" "KUnit on the unmutated tip" \
-		run_kunit "$WORK/base.json"; then
-		die "the unmutated tip does not pass its KUnit suites: no mutation can be judged"
+# run_vm TESTS FAILED: the selftests TESTS (run_kselftest.sh selection)
+# of $SRC in the QEMU guest on $SRC's kernel; FAILED gets the failed
+# cases, "(build)" when no TAP came back (build, boot or guest failure).
+run_vm() {
+	rm -f "$2"
+	"$ROOT/lib/selftests.sh" --tree "$SRC" --tests "$1" --failed "$2" || true
+	[ -f "$2" ] || echo "(build)" >"$2"
+}
+
+rows=() killed=0 survived=0 n=0
+
+# row NAME PATCH KILLER BY SECS: one line of the table, counted.
+row() {
+	rows+=("$(printf '%-36s %-3s %-62s %-10s %4ds' "$1" "$2" "$3" "$4" "$5")")
+	if [ "$4" = killed ]; then
+		killed=$((killed + 1))
+	else
+		survived=$((survived + 1))
 	fi
-	while IFS=$'\037' read -r name patch file from to killer; do
-		n=$((n + 1))
-		t0=$(date +%s)
-		if ! mutate "$from" "$to" "$SRC/$file" 2>"$WORK/err"; then
-			rows+=("$(printf '%-36s %-3s %-62s %-10s %4ds' "$name" "$patch" "$killer" "NOT-APPLIED" 0)")
-			warn "$name: $(cat "$WORK/err")"
-			survived=$((survived + 1))
-			continue
-		fi
+	n=$((n + 1))
+}
+
+# verdict KILLER FAILED: how the named killer fared, from the failed names.
+verdict() {
+	if grep -qxF "(build)" <<<"$2"; then
+		echo BUILD-FAILED
+	elif grep -qxF "$1" <<<"$2"; then
+		echo killed
+	elif [ -n "$2" ]; then
+		echo "other:$(head -n1 <<<"$2")"
+	else
+		echo SURVIVED
+	fi
+}
+
+# mutation NAME PATCH FILE FROM TO KILLER VM: apply, run the killer's
+# test, restore, and add the row.
+mutation() {
+	local name=$1 patch=$2 file=$3 from=$4 to=$5 killer=$6 vm=$7 t0 failed by
+	t0=$(date +%s)
+	if ! mutate "$from" "$to" "$SRC/$file" 2>"$WORK/err"; then
+		warn "$name: $(cat "$WORK/err")"
+		row "$name" "$patch" "$killer" NOT-APPLIED 0
+		return
+	fi
+	if [ -n "$vm" ]; then
+		run_vm "$vm" "$WORK/$name.failed" >"$LOGS/mutant-$name.log" 2>&1
+		failed=$(cat "$WORK/$name.failed")
+	else
 		run_kunit "$WORK/$name.json" >"$LOGS/mutant-$name.log" 2>&1 || true
-		git -C "$SRC" checkout -q -- "$file"
 		failed=$(failed_cases "$WORK/$name.json")
-		secs=$(($(date +%s) - t0))
-		if grep -qxF "(build)" <<<"$failed"; then
-			by="BUILD-FAILED"
-		elif grep -qxF "$killer" <<<"$failed"; then
-			by="killed"
-		elif [ -n "$failed" ]; then
-			by="other:$(head -n1 <<<"$failed")"
-		else
-			by="SURVIVED"
-		fi
-		rows+=("$(printf '%-36s %-3s %-62s %-10s %4ds' "$name" "$patch" "$killer" "$by" "$secs")")
-		if [ "$by" = killed ]; then
-			killed=$((killed + 1))
-		else
-			survived=$((survived + 1))
-		fi
-		log "$name: $by (${secs}s)"
+	fi
+	git -C "$SRC" checkout -q -- "$file"
+	by=$(verdict "$killer" "$failed")
+	row "$name" "$patch" "$killer${vm:+ ($vm)}" "$by" $(($(date +%s) - t0))
+	log "$name: $by ($(($(date +%s) - t0))s)"
+}
+
+# stock_cases: lib/stock-must-fail as "TESTS CASE" lines.
+stock_cases() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$stock_list"
+}
+
+# stock_check: pristine 7.3.4 with the series' selftests; each case of
+# lib/stock-must-fail must fail there.
+stock_check() {
+	local tests t0 failed tests_of c
+	[ -f "$stock_list" ] || die "no list of cases that must fail on stock at $stock_list"
+	tests=$(stock_cases | awk '{print $1}' | sort -u | tr '\n' ' ')
+	[ -n "$tests" ] || die "$stock_list lists no case"
+	t0=$(date +%s)
+	log "stock 7.3.4: $tests"
+	rm -f "$WORK/stock.failed"
+	"$ROOT/lib/selftests.sh" --kernel stock --tests "$tests" \
+		--failed "$WORK/stock.failed" >"$LOGS/mutant-stock.log" 2>&1 || true
+	[ -f "$WORK/stock.failed" ] || echo "(build)" >"$WORK/stock.failed"
+	failed=$(cat "$WORK/stock.failed")
+	while read -r tests_of c; do
+		row "stock-7.3.4" "-" "$c ($tests_of)" "$(verdict "$c" "$failed")" $(($(date +%s) - t0))
+	done < <(stock_cases)
+}
+
+want() { [[ " $kinds " == *" $1 "* ]]; }
+
+main() {
+	local name patch file from to killer vm picked=0
+	scratch_tree
+	if want kunit; then
+		log "mutation gate: the unmutated tip first (build/mutants, incremental after the first run)"
+		run_logged "$LOGS/mutants-base.log" "KUnit on the unmutated tip" \
+			run_kunit "$WORK/base.json" ||
+			die "the unmutated tip does not pass its KUnit suites: no mutation can be judged"
+	fi
+	while IFS=$'\037' read -r name patch file from to killer vm; do
+		if [ -n "$vm" ]; then want vm || continue; else want kunit || continue; fi
+		picked=$((picked + 1))
+		mutation "$name" "$patch" "$file" "$from" "$to" "$killer" "$vm"
 	done < <(records)
-	[ "$n" -gt 0 ] || die "no mutation selected from $list"
+	if want stock && [ -z "$only" ]; then
+		stock_check
+		picked=$((picked + 1))
+	fi
+	[ "$picked" -gt 0 ] || die "no mutation selected from $list (kinds: $kinds${only:+, only: $only})"
 	{
 		printf '%-36s %-3s %-62s %-10s %5s\n' mutation pat "expected killer" "killed by" time
 		printf '%s\n' "${rows[@]}"

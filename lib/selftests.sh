@@ -9,9 +9,10 @@
 # - Guest kernel: lib/guest.config + the selftests' config fragment, then
 #   olddefconfig; every option of the fragment must survive (named if not).
 #   Built with ccache in a build directory of its own per source tree
-#   (kbuild's O= belongs to one tree): build/guest-x86_64 for build/linux,
-#   build/guest-x86_64-NAME for another tree build/NAME, and
-#   build/stock/guest-x86_64 for the unpatched kernel.
+#   (kbuild's O= belongs to one tree): build/guest-ARCH for build/linux,
+#   DIR/guest-ARCH for a tree DIR/linux elsewhere (the unpatched kernel's
+#   build/stock/linux, the mutation gate's build/mutants/linux), and
+#   build/guest-ARCH-NAME for any other tree build/NAME.
 # - --kernel stock boots pristine 7.3.4 (lib/guest.sh stock_tree) with the
 #   selftests of --tree: the cases that pin the series' behaviour must fail.
 # - The selftests (--targets, default "zswap") are built and installed on
@@ -45,13 +46,15 @@
 #   unless lib/expected-skips lists it for this VM: the guest is made to
 #   provide what the tests need.
 # --result FILE gets "PASSED FAILED SKIPPED" counted from the TAP output
-# (an unexpected skip is counted as failed, not skipped).
+# (an unexpected skip is counted as failed, not skipped); --failed FILE
+# the names of the failed cases, one a line (a program that failed as a
+# whole under its own name). Neither is written when no TAP came back.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 . "$ROOT/lib/vm.sh"
 . "$ROOT/lib/guest.sh"
 
-tree=$TREE result="" vm=${VM:-qemu} kernel=${KERNEL:-series}
+tree=$TREE result="" failed_list="" vm=${VM:-qemu} kernel=${KERNEL:-series}
 targets=${TARGETS:-zswap} tests=${TESTS:-}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200}
 GUEST_MEM=${GUEST_MEM:-1G}
@@ -64,7 +67,8 @@ while [ $# -gt 0 ]; do
 	--targets) targets=$2; shift 2 ;;
 	--tests) tests=$2; shift 2 ;;
 	--result) result=$2; shift 2 ;;
-	*) die "lib/selftests.sh: unknown option '$1'" ;;
+	--failed) failed_list=$2; shift 2 ;;
+	*) die "lib/selftests.sh: unknown option '$1' (see the header of lib/selftests.sh)" ;;
 	esac
 done
 case $vm in
@@ -80,34 +84,43 @@ case " $targets " in *" zswap "*) ;; *) die "TARGETS=\"$targets\" must include z
 [ -d "$tree/.git" ] || [ -f "$tree/.git" ] || die "--tree $tree is not a kernel work tree"
 tree=$(cd "$tree" && pwd)
 
-# Build and VM directories follow the source tree (kbuild's O= is tied to
-# one tree): nothing for build/linux, "-NAME" for another tree, and the
-# unpatched kernel gets "-stock" of its own.
+# guest_dir KTREE ARCH: where KTREE's guest kernel is built (kbuild's O=
+# is tied to one tree). A tree DIR/linux builds in DIR/guest-ARCH, so
+# that every such pair sees its sources as ../linux and ccache
+# (CCACHE_BASEDIR=build) reuses the objects the trees share; another tree
+# build/NAME builds in build/guest-ARCH-NAME.
+guest_dir() {
+	local ktree=$1 arch=$2
+	if [ "${ktree##*/}" = linux ]; then
+		echo "${ktree%/*}/guest-$arch"
+	else
+		echo "$BUILD/guest-$arch-${ktree##*/}"
+	fi
+}
+
+# The selftests and the VM files follow the tree of the selftests:
+# nothing for build/linux, "-NAME" for another tree, "-stock" added for
+# the unpatched kernel.
 tsuffix=""
 [ "$(cd "$tree" && pwd -P)" = "$(cd "$TREE" 2>/dev/null && pwd -P)" ] || tsuffix=-${tree##*/}
 if [ "$kernel" = stock ]; then
 	ktree=$(stock_tree)
-	ksuffix=-stock
 else
 	ktree=$tree
-	ksuffix=$tsuffix
 fi
 
 KST_SRC=$tree/tools/testing/selftests
 FRAGMENT=$KST_SRC/zswap/config
 if [ "$vm" = um ]; then
-	GARCH=um GDIR=$BUILD/guest-um$ksuffix
+	GARCH=um
 	GBASE=$ktree/arch/um/configs/x86_64_defconfig
 	SWAP_DEV=/dev/ubda1 SIBLING_DEV=/dev/ubda2 SCRATCH_DEV=/dev/ubda3
 else
-	GARCH=x86_64 GDIR=$BUILD/guest-x86_64$ksuffix
-	# build/stock/guest-x86_64 sees its tree as ../linux, as build/
-	# guest-x86_64 sees build/linux: ccache (CCACHE_BASEDIR=build) then
-	# reuses every object the series does not change.
-	[ "$kernel" = stock ] && GDIR=$BUILD/stock/guest-x86_64
+	GARCH=x86_64
 	GBASE=$ROOT/lib/guest.config
 	SWAP_DEV=/dev/vda1 SIBLING_DEV=/dev/vda2 SCRATCH_DEV=/dev/vda3
 fi
+GDIR=$(guest_dir "$ktree" "$GARCH")
 KST_OUT=$BUILD/kselftest$tsuffix
 KST_BUILD=$BUILD/kselftest-build$tsuffix
 VMDIR=$BUILD/vm$tsuffix
@@ -263,9 +276,10 @@ run_guest() {
 # program. A skip that lib/expected-skips does not list for this VM
 # counts as a failure.
 count_tap() {
-	python3 - "$VMDIR/out" "${result:-/dev/null}" "$vm" "$ROOT/lib/expected-skips" <<'PY'
+	python3 - "$VMDIR/out" "${result:-/dev/null}" "$vm" "$ROOT/lib/expected-skips" \
+		"${failed_list:-/dev/null}" <<'PY'
 import fnmatch, os, re, sys
-out, result, where, listfile = sys.argv[1:5]
+out, result, where, listfile, failed_list = sys.argv[1:6]
 expected = []
 for ln in open(listfile):
     body, _, reason = ln.partition("#")
@@ -274,6 +288,7 @@ for ln in open(listfile):
         expected.append((f[1], reason.strip()))
 passed = failed = skipped = 0
 unexpected = []
+names = []
 def skip(name, why):
     global skipped, failed
     for pat, reason in expected:
@@ -283,6 +298,7 @@ def skip(name, why):
             return True
     print(f"    (UNEXPECTED skip under {where}: counted as a failure)")
     unexpected.append(why if why.startswith(name) else f"{name}: {why}")
+    names.append(name)
     failed += 1
     return False
 case = re.compile(r'^(?:# )?(not ok|ok) \d+ (.*)$')
@@ -314,11 +330,13 @@ for ln in open(os.path.join(out, "tap.log"), errors="replace").read().splitlines
         else:
             failed += 1
             own_failed += 1
+            names.append(re.split(r'\s+#', c.group(2), maxsplit=1)[0].strip())
     if not own and re.search(r'#\s*SKIP', m.group(3), re.I):
         whole = [l for l in lines if re.match(r'^(?:# )?1\.\.0\b', l)]
         skip(prog, whole[0] if whole else "the whole program skipped")
     elif m.group(1) == "not ok" and own_failed == 0:
         failed += 1
+        names.append(prog)
 if passed + failed + skipped == 0:
     print("error: the selftests printed no result", file=sys.stderr)
     sys.exit(1)
@@ -327,6 +345,7 @@ for u in unexpected:
           file=sys.stderr)
 print(f"selftests: {passed} passed, {failed} failed, {skipped} skipped", file=sys.stderr)
 open(result, "w").write(f"{passed} {failed} {skipped}\n")
+open(failed_list, "w").write("".join(n + "\n" for n in names))
 sys.exit(1 if failed else 0)
 PY
 }

@@ -436,6 +436,79 @@ static void zswap_test_swap_write_opf_throttled(struct kunit *test)
 }
 
 /*
+ * The places left for throttled writes' swap_iocbs: takes all it can,
+ * gives them back. At most 2 * SWAP_CLUSTER_MAX are tried, so a missing
+ * bound shows as more than the bound rather than as a hang.
+ */
+static unsigned int zswap_test_throttled_sio_places(void)
+{
+	unsigned int i, n = 0;
+
+	while (n < 2 * SWAP_CLUSTER_MAX && swap_throttled_sio_tryget())
+		n++;
+	for (i = 0; i < n; i++)
+		swap_throttled_sio_put();
+	return n;
+}
+
+/*
+ * Throttled writes may hold half of sio_pool's reserve (SWAP_CLUSTER_MAX
+ * elements), never all of it, whatever else holds some now.
+ */
+static void zswap_test_swap_throttled_sio_tryget_bound(struct kunit *test)
+{
+	unsigned int n = zswap_test_throttled_sio_places();
+
+	KUNIT_EXPECT_GE(test, n, 1);
+	KUNIT_EXPECT_LE(test, n, SWAP_CLUSTER_MAX / 2);
+	/* once a place is taken, one fewer is left, and back on its put */
+	if (swap_throttled_sio_tryget()) {
+		KUNIT_EXPECT_EQ(test, zswap_test_throttled_sio_places(), n - 1);
+		swap_throttled_sio_put();
+	}
+	KUNIT_EXPECT_EQ(test, zswap_test_throttled_sio_places(), n);
+}
+
+struct zswap_test_sio_case {
+	const char *name;
+	bool throttled;
+	int rw;
+	bool counted;
+};
+
+static const struct zswap_test_sio_case zswap_test_sio_cases[] = {
+	/* zswap shrinker writeback: holds one of the places */
+	{ "throttled_write", true, WRITE, true },
+	/* ordinary swap-out and every read: the whole pool, as before */
+	{ "write", false, WRITE, false },
+	{ "throttled_ctx_read", true, READ, false },
+	{ "read", false, READ, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_sio, zswap_test_sio_cases, name);
+
+/* A throttled write's swap_iocb holds a place until it is freed. */
+static void zswap_test_swap_sio_alloc_counts_throttled_writes(struct kunit *test)
+{
+	const struct zswap_test_sio_case *c = test->param_value;
+	struct swap_io_ctx ctx = { .throttled = c->throttled };
+	struct swap_iocb *sio;
+	unsigned int n;
+
+	KUNIT_ASSERT_EQ(test, sio_pool_init(), 0);
+	n = zswap_test_throttled_sio_places();
+	KUNIT_ASSERT_GE(test, n, 1);
+
+	sio = swap_sio_alloc(&ctx, c->rw);
+	KUNIT_ASSERT_NOT_NULL(test, sio);
+	KUNIT_EXPECT_EQ(test, sio->throttled, c->counted);
+	KUNIT_EXPECT_EQ(test, sio->nr_bvecs, 0);
+	KUNIT_EXPECT_EQ(test, zswap_test_throttled_sio_places(), n - c->counted);
+	swap_sio_free(sio);
+	KUNIT_EXPECT_EQ(test, zswap_test_throttled_sio_places(), n);
+}
+
+/*
  * Documents the bug once-per-call scanning fixes, on the walk as stock
  * 7.3.4 does it (a budget of SWAP_CLUSTER_MAX whatever the LRU's length):
  * a short LRU of referenced entries is rotated, then walked again in the
@@ -857,6 +930,9 @@ static struct kunit_case zswap_test_cases[] = {
 			 zswap_test_reason_gen_params),
 	KUNIT_CASE_PARAM(zswap_test_swap_write_opf_throttled,
 			 zswap_test_opf_gen_params),
+	KUNIT_CASE(zswap_test_swap_throttled_sio_tryget_bound),
+	KUNIT_CASE_PARAM(zswap_test_swap_sio_alloc_counts_throttled_writes,
+			 zswap_test_sio_gen_params),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_uncapped_walk_revisits),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_all_referenced),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_failing_entries_once),

@@ -260,6 +260,39 @@ static int zs_rmdir_bounded(const char *cg, int timeout_ms)
 	}
 }
 
+/**
+ * zs_knobs_mark() - remember which knob changes exist so far
+ *
+ * Return: a mark for zs_knobs_restore().
+ */
+int zs_knobs_mark(void)
+{
+	return zs_nr_knobs;
+}
+
+/**
+ * zs_knobs_restore() - undo the knob changes made since a mark, last first
+ * @mark: from zs_knobs_mark(), or 0 for all of them
+ *
+ * For a program whose cases must each start from the same settings: the
+ * changes made before @mark (zs_setup()'s) stay. A knob first changed
+ * before @mark and changed again since keeps its new value.
+ */
+void zs_knobs_restore(int mark)
+{
+	int i, ret;
+
+	for (i = zs_nr_knobs - 1; i >= mark; i--) {
+		ret = zs_write_file(zs_knobs[i].path, zs_knobs[i].old);
+		if (ret)
+			ksft_print_msg("cleanup: cannot restore %s to '%s': %s\n",
+				       zs_knobs[i].path, zs_knobs[i].old,
+				       strerror(-ret));
+	}
+	if (mark < zs_nr_knobs)
+		zs_nr_knobs = mark;
+}
+
 void zs_cleanup(void)
 {
 	int i, ret;
@@ -283,14 +316,7 @@ void zs_cleanup(void)
 	}
 	zs_nr_cgroups = 0;
 
-	for (i = zs_nr_knobs - 1; i >= 0; i--) {
-		ret = zs_write_file(zs_knobs[i].path, zs_knobs[i].old);
-		if (ret)
-			ksft_print_msg("cleanup: cannot restore %s to '%s': %s\n",
-				       zs_knobs[i].path, zs_knobs[i].old,
-				       strerror(-ret));
-	}
-	zs_nr_knobs = 0;
+	zs_knobs_restore(0);
 
 	if (zs_debugfs_mounted && !umount(DEBUGFS_DIR))
 		zs_debugfs_mounted = false;

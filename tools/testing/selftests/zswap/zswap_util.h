@@ -24,6 +24,12 @@
 /* Longest knob value we save for restoring (an io.cost.qos line fits). */
 #define ZS_VAL_LEN		256
 
+/*
+ * Every case starts as a failure with this reason: a case passes only by
+ * getting to the end of its checks, never because it stopped early.
+ */
+#define ZS_NOT_RUN		"not run"
+
 /* What the tests learn about the machine while checking the environment. */
 struct zs_env {
 	char cgroot[PATH_MAX];		/* cgroup v2 mount point */
@@ -49,6 +55,8 @@ int zs_read_key(const char *path, const char *key, long long *val);
 int zs_knob_set(const char *path, const char *val);
 int zs_knob_set_restore(const char *path, const char *val, const char *restore);
 int zs_param_set(const char *name, const char *val);
+int zs_knobs_mark(void);
+void zs_knobs_restore(int mark);
 void zs_cleanup(void);
 /* Called first by zs_cleanup(), last registered first; must be idempotent. */
 int zs_on_cleanup(void (*fn)(void));
@@ -137,12 +145,16 @@ long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag);
  * @why: why it was skipped or failed
  *
  * A skip gives @why on the result line; a failure prints "@name: @why"
- * first as a diagnostic line of its own. Inline on purpose: kselftest.h keeps its
+ * first as a diagnostic line of its own. Skip only for what the
+ * environment lacks; a kernel that did not do what the case needs done
+ * is a failure. Inline on purpose: kselftest.h keeps its
  * pass/fail counts per translation unit, so the calls must be compiled
  * into the test program, not into zswap_util.o.
  */
 static inline void zs_report(int res, const char *name, const char *why)
 {
+	if (!why || !*why)
+		why = "no reason given";
 	if (res == KSFT_PASS) {
 		ksft_test_result_pass("%s\n", name);
 	} else if (res == KSFT_SKIP) {
