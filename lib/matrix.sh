@@ -28,13 +28,12 @@
 # others are "n.a.". kbuild itself says which (every make reads the small
 # makefile that kb_query_makefile of lib/kbuild.sh writes, through
 # MAKEFILES, and a goal DIR/matrix-objs.o prints the objects of DIR).
-# They are compiled with
-# W=1 and C=1 (sparse from lib/sparse.sh), and a warning (or sparse
-# error) counts only when the same build of pristine 7.3.4 does not give
-# it (line numbers left out of the comparison). modpost needs the export
-# table of vmlinux.o, so the kunit-m row builds vmlinux.o and the modules
-# (the only whole build; pristine 7.3.4 repeats it only to judge modpost
-# warnings, see modpost()).
+# They are compiled with W=1 and C=1 (sparse from lib/sparse.sh), and a
+# warning (or sparse error) counts only when the same build of pristine
+# 7.3.4 does not give it (line numbers left out of the comparison).
+# modpost needs the export table of vmlinux.o, so the kunit-m row builds
+# vmlinux.o and the modules (the only whole build; pristine 7.3.4 repeats
+# it only to judge modpost warnings, see modpost()).
 #
 # Builds: ccache (CC and HOSTCC "ccache gcc"), under nice -n 10, each row
 # in its own O= directory: build/matrix/tip/ROW and build/matrix/base/ROW
@@ -367,10 +366,7 @@ print_details() {
 	local row o w log
 	for row in $rows; do
 		w=$(new_warnings "$row")
-		if [ -n "$w" ]; then
-			printf '\n%s: new warnings\n' "$row"
-			sed 's/^/  /' <<<"$w"
-		fi
+		section $'\n'"$row: new warnings" "$w"
 		for o in "$@" modpost; do
 			[ "$(status_of tip "$row" "$o")" = FAIL ] || continue
 			log=$MATRIX/tip/$row/check.log
