@@ -57,6 +57,8 @@ struct zswap_entry {
  *	writeback worker: it has no reserve access and must not force its
  *	memcg charges)
  * @ZSWAP_WALK_NOMEM: out: the walk stopped because an allocation failed
+ * @ZSWAP_WALK_MIGRATED: out: the walk's folios went into the LRU-add
+ *	batches of more than one CPU (zswap_walk_note_cpu())
  *
  * The caller of the walk sets the "in" flags and clears the "out" flags;
  * shrink_memcg_cb() reads the former and sets the latter.
@@ -67,6 +69,7 @@ enum zswap_walk_flags {
 	ZSWAP_WALK_THROTTLE		= BIT(2),
 	ZSWAP_WALK_NORECLAIM		= BIT(3),
 	ZSWAP_WALK_NOMEM		= BIT(4),
+	ZSWAP_WALK_MIGRATED		= BIT(5),
 };
 
 /**
@@ -75,12 +78,15 @@ enum zswap_walk_flags {
  * @io: the swap IO the walk's writes are gathered in, so that entries in
  *	consecutive slots go out in one bio; throttled or not for the whole
  *	walk (from ZSWAP_WALK_THROTTLE)
+ * @cpu: the CPU whose LRU-add batch the walk's first folio went into, or
+ *	-1 before the walk allocates one
  *
  * Set up with zswap_walk_init(); whoever walks submits @io when the walk
  * ends, whatever ended it (zswap_walk_batch() does).
  */
 struct zswap_walk {
 	unsigned int flags;
+	int cpu;
 	struct swap_io_ctx io;
 };
 
@@ -164,7 +170,9 @@ struct folio *zswap_swap_cache_alloc(swp_entry_t swpentry, gfp_t gfp);
 struct folio *zswap_wb_alloc_folio(swp_entry_t swpentry, struct zswap_walk *walk);
 unsigned long zswap_lru_walk(struct mem_cgroup *memcg, int nid,
 			     struct zswap_walk *walk, unsigned long *nr_to_walk);
-void zswap_wb_lru_drain(void);
+void zswap_walk_note_cpu(struct zswap_walk *walk, int before, int after);
+bool zswap_wb_drain_all(const struct zswap_walk *walk, int cpu);
+void zswap_wb_lru_drain(const struct zswap_walk *walk);
 unsigned long zswap_walk_batch(struct mem_cgroup *memcg, int nid,
 			       struct zswap_walk *walk, unsigned long *nr_to_walk);
 unsigned long zswap_lru_len(struct mem_cgroup *memcg, int nid);

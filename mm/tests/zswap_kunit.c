@@ -78,7 +78,7 @@ static struct zswap_test_dev *zswap_test_dev_of(struct kunit *test)
 }
 
 /* Stands in for zswap_wb_lru_drain(): counts, and when. */
-static void zswap_test_drain_stub(void)
+static void zswap_test_drain_stub(const struct zswap_walk *walk)
 {
 	struct zswap_test_dev *d = zswap_test_dev_of(kunit_get_current_test());
 
@@ -794,6 +794,59 @@ static void zswap_test_zswap_walk_batch_no_drain_without_writeback(struct kunit 
 	KUNIT_EXPECT_EQ(test, t->dev.drains, 0);
 }
 
+/* Where a walk's folios went: one CPU's batch, or possibly several. */
+static void zswap_test_zswap_walk_note_cpu_migration(struct kunit *test)
+{
+	struct zswap_walk walk, moved;
+
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+	KUNIT_EXPECT_EQ(test, walk.cpu, -1);
+	zswap_walk_note_cpu(&walk, 1, 1);
+	zswap_walk_note_cpu(&walk, 1, 1);
+	KUNIT_EXPECT_EQ(test, walk.cpu, 1);
+	KUNIT_EXPECT_FALSE(test, walk.flags & ZSWAP_WALK_MIGRATED);
+	/* the next folio after a move between allocations */
+	zswap_walk_note_cpu(&walk, 0, 0);
+	KUNIT_EXPECT_TRUE(test, walk.flags & ZSWAP_WALK_MIGRATED);
+
+	/* a move during the first allocation */
+	zswap_walk_init(&moved, ZSWAP_WB_SHRINKER);
+	zswap_walk_note_cpu(&moved, 0, 1);
+	KUNIT_EXPECT_TRUE(test, moved.flags & ZSWAP_WALK_MIGRATED);
+}
+
+struct zswap_test_drain_case {
+	const char *name;
+	int walk_cpu;
+	bool migrated;
+	int cpu;
+	bool all;
+};
+
+static const struct zswap_test_drain_case zswap_test_drain_cases[] = {
+	/* every folio in this CPU's batch: drain it alone */
+	{ "same_cpu", 1, false, 1, false },
+	/* the walk moved after its allocations: their batch is elsewhere */
+	{ "other_cpu", 1, false, 0, true },
+	/* folios in several batches: every CPU */
+	{ "migrated", 1, true, 1, true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_drain, zswap_test_drain_cases, name);
+
+/* lru_add_drain() reaches the current CPU's batch only. */
+static void zswap_test_zswap_wb_drain_all_per_cpu(struct kunit *test)
+{
+	const struct zswap_test_drain_case *c = test->param_value;
+	struct zswap_walk walk;
+
+	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
+	walk.cpu = c->walk_cpu;
+	if (c->migrated)
+		walk.flags |= ZSWAP_WALK_MIGRATED;
+	KUNIT_EXPECT_EQ(test, zswap_wb_drain_all(&walk, c->cpu), c->all);
+}
+
 #define ZSWAP_TEST_FOLIO	((struct folio *)0x464f4c49UL)
 
 /* Stands in for the swap cache allocation: scripted, recorded. */
@@ -949,6 +1002,9 @@ static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_walk_batch_plugs_the_walk),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_drains_once_per_batch),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_no_drain_without_writeback),
+	KUNIT_CASE(zswap_test_zswap_walk_note_cpu_migration),
+	KUNIT_CASE_PARAM(zswap_test_zswap_wb_drain_all_per_cpu,
+			 zswap_test_drain_gen_params),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_one_write_per_chunk),
 	KUNIT_CASE_PARAM(zswap_test_zswap_wb_alloc_folio_rule,
 			 zswap_test_alloc_gen_params),
