@@ -82,9 +82,15 @@ make_mbox() {
 }
 
 # run_b4 MBOX DIR LOG: b4 am of MBOX into DIR, offline, its messages in
-# LOG; b4's cache, state and config stay under build/b4.
+# LOG; b4's cache, state and config stay under build/b4. b4 asks git for
+# user.email and stops, silently and with exit 1, without one: HOME is
+# private here (and a fresh build/linux has no identity of its own), so
+# the private HOME gets a placeholder identity.
 run_b4() {
 	local rc=0
+	mkdir -p "$OUT/home"
+	git config --file "$OUT/home/.gitconfig" user.name "make check (b4 gate)"
+	git config --file "$OUT/home/.gitconfig" user.email "b4-gate@localhost"
 	(cd "$TREE" && HOME=$OUT/home XDG_CACHE_HOME=$OUT/home/cache \
 		XDG_DATA_HOME=$OUT/home/data XDG_CONFIG_HOME=$OUT/home/config \
 		b4 --offline-mode am -o "$2" -m - <"$1") >"$3" 2>&1 || rc=$?
