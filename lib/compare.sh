@@ -86,3 +86,28 @@ section() {
 count_lines() {
 	if [ -z "$1" ]; then echo 0; else wc -l <<<"$1"; fi
 }
+
+# parse_commit_option SCRIPT ARG...: sets rev from "--commit REV", the one
+# option of SCRIPT; anything else stops SCRIPT with its usage.
+parse_commit_option() {
+	local script=$1
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--commit)
+			[ $# -ge 2 ] || die "$script: --commit needs a commit of build/linux"
+			# shellcheck disable=SC2034 # the caller's
+			rev=$2
+			shift 2 ;;
+		*) die "$script: unknown option '$1' (usage: $script [--commit REV])" ;;
+		esac
+	done
+}
+
+# exclusive DIR SCRIPT: hold DIR/lock (fd 9) until SCRIPT exits, or stop
+# it: two runs would build in the same directories.
+exclusive() {
+	mkdir -p "$1"
+	exec 9>"$1/lock"
+	flock -n 9 || die "another $2 is running (it holds ${1#"$ROOT"/}/lock)"
+}

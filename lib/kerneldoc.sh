@@ -28,18 +28,6 @@ PY=/usr/bin/python3			# Debian's, not a pyenv shim
 KDOC_FILES="scripts/kernel-doc tools/docs tools/lib/python"
 rev=$SERIES_BRANCH
 
-parse_args() {
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--commit)
-			[ $# -ge 2 ] || die "lib/kerneldoc.sh: --commit needs a commit of build/linux"
-			rev=$2
-			shift 2 ;;
-		*) die "lib/kerneldoc.sh: unknown option '$1' (usage: lib/kerneldoc.sh [--commit REV])" ;;
-		esac
-	done
-}
-
 # extract DIR REV FILE...: REV's FILEs (those REV has), fresh, under DIR.
 extract() {
 	local dir=$1 rev=$2 have
@@ -117,7 +105,7 @@ undocumented() {
 
 main() {
 	local id files new old missing n
-	parse_args "$@"
+	parse_commit_option lib/kerneldoc.sh "$@"
 	id=$(tree_commit "$rev")
 	files=$(touched_files "$id" '*.c' '*.h')
 	[ -n "$files" ] || { log "kernel-doc: the series adds or changes no .c or .h file"; return 0; }

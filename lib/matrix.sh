@@ -387,13 +387,6 @@ check_space() {
 	need_space "$BUILD" "$need" "make matrix" || exit 1
 }
 
-# lock: one matrix at a time (two would build in the same directories).
-lock() {
-	mkdir -p "$MATRIX"
-	exec 9>"$MATRIX/lock"
-	flock -n 9 || die "another lib/matrix.sh is running (it holds ${MATRIX#"$ROOT"/}/lock)"
-}
-
 main() {
 	local id tip sparse objs row t0 rc=0
 	parse_args "$@"
@@ -403,7 +396,7 @@ main() {
 	objs=$(touched_objects "$id")
 	[ -n "$objs" ] || { log "matrix: the series touches no kernel .c file at $rev"; return 0; }
 	check_space
-	lock
+	exclusive "$MATRIX" lib/matrix.sh
 	sparse=$("$ROOT/lib/sparse.sh")
 	tip=$(snapshot tip "$id")
 	snapshot base "$(tree_commit "$BASE_TAG")" >/dev/null

@@ -30,25 +30,6 @@ SC=$BUILD/sparse-check
 ARCH_SC=x86_64
 rev=$SERIES_BRANCH
 
-parse_args() {
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--commit)
-			[ $# -ge 2 ] || die "lib/sparse-check.sh: --commit needs a commit of build/linux"
-			rev=$2
-			shift 2 ;;
-		*) die "lib/sparse-check.sh: unknown option '$1' (usage: lib/sparse-check.sh [--commit REV])" ;;
-		esac
-	done
-}
-
-# lock: one sparse gate at a time (two would build in the same directories).
-lock() {
-	mkdir -p "$SC"
-	exec 9>"$SC/lock"
-	flock -n 9 || die "another lib/sparse-check.sh is running (it holds ${SC#"$ROOT"/}/lock)"
-}
-
 # check_space: a cold run writes two worktrees (1.5 GiB each) and two
 # prepared O= directories with a few objects.
 check_space() {
@@ -115,13 +96,13 @@ report() {
 
 main() {
 	local id base objs sparse tip enabled base_enabled o skipped
-	parse_args "$@"
+	parse_commit_option lib/sparse-check.sh "$@"
 	id=$(tree_commit "$rev")
 	base=$(tree_commit "$BASE_TAG")
 	objs=$(touched_objects "$id")
 	[ -n "$objs" ] || { log "sparse: the series touches no kernel .c file at $rev"; return 0; }
 	check_space
-	lock
+	exclusive "$SC" lib/sparse-check.sh
 	sparse=$("$ROOT/lib/sparse.sh")
 	tip=$(snapshot_worktree "$SC/tip/linux" "$id" "$LOGS/sparse-check-worktree-tip.log")
 	snapshot_worktree "$SC/base/linux" "$base" "$LOGS/sparse-check-worktree-base.log" >/dev/null
