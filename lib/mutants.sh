@@ -10,7 +10,7 @@
 # must kill it is run, and the file is restored:
 # - a KUnit mutation: the KUnit suites, rebuilt incrementally in UML
 #   (build/mutants/kunit-um); the unmutated tip must pass them first;
-# - a VM mutation (a 'vm' key): that selftest program in the QEMU guest
+# - with a 'vm' key, also (or only) that selftest program in the QEMU guest
 #   (lib/selftests.sh --tree build/mutants/linux, the guest kernel rebuilt
 #   incrementally in build/mutants/guest-x86_64).
 # Then the selftest cases of lib/stock-must-fail run on pristine 7.3.4 and
@@ -110,13 +110,13 @@ PY
 
 # records: the mutation list, one a line, fields separated by US (\037:
 # not whitespace, so that an empty 'to' stays a field of its own):
-# name, patch, file, from, to, killer, vm (empty for a KUnit mutation).
+# name, patch, file, from, to, killer, vm, vm_killer (empty when absent).
 records() {
 	awk -v only=",$only," '
 		function flush() {
 			if (name != "" && (only == ",," || index(only, "," name ",")))
-				printf "%s\037%s\037%s\037%s\037%s\037%s\037%s\n", name, patch, file, from, to, killer, vm
-			name = patch = file = from = to = killer = vm = ""
+				printf "%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\n", name, patch, file, from, to, killer, vm, vm_killer
+			name = patch = file = from = to = killer = vm = vm_killer = ""
 		}
 		/^#/ { next }
 		/^[[:space:]]*$/ { flush(); next }
@@ -130,6 +130,7 @@ records() {
 			else if (key == "to") to = val
 			else if (key == "killer") killer = val
 			else if (key == "vm") vm = val
+			else if (key == "vm_killer") vm_killer = val
 		}
 		END { flush() }' "$list"
 }
@@ -180,7 +181,7 @@ mutation() {
 		return
 	fi
 	if [ -n "$vm" ]; then
-		run_vm "$vm" "$WORK/$name.failed" >"$LOGS/mutant-$name.log" 2>&1
+		run_vm "$vm" "$WORK/$name.failed" >"$LOGS/mutant-$name-vm.log" 2>&1
 		failed=$(cat "$WORK/$name.failed")
 	else
 		run_kunit "$WORK/$name.json" >"$LOGS/mutant-$name.log" 2>&1 || true
@@ -219,7 +220,7 @@ stock_check() {
 want() { [[ " $kinds " == *" $1 "* ]]; }
 
 main() {
-	local name patch file from to killer vm picked=0
+	local name patch file from to killer vm vm_killer picked=0
 	scratch_tree
 	if want kunit; then
 		log "mutation gate: the unmutated tip first (build/mutants, incremental after the first run)"
@@ -227,10 +228,18 @@ main() {
 			run_kunit "$WORK/base.json" ||
 			die "the unmutated tip does not pass its KUnit suites: no mutation can be judged"
 	fi
-	while IFS=$'\037' read -r name patch file from to killer vm; do
-		if [ -n "$vm" ]; then want vm || continue; else want kunit || continue; fi
-		picked=$((picked + 1))
-		mutation "$name" "$patch" "$file" "$from" "$to" "$killer" "$vm"
+	while IFS=$'\037' read -r name patch file from to killer vm vm_killer; do
+		[ -n "$killer" ] || [ -n "$vm_killer" ] || die "mutation $name names no killer"
+		[ -z "$vm$vm_killer" ] || { [ -n "$vm" ] && [ -n "$vm_killer" ]; } ||
+			die "mutation $name: 'vm' and 'vm_killer' go together"
+		if [ -n "$killer" ] && want kunit; then
+			picked=$((picked + 1))
+			mutation "$name" "$patch" "$file" "$from" "$to" "$killer" ""
+		fi
+		if [ -n "$vm_killer" ] && want vm; then
+			picked=$((picked + 1))
+			mutation "$name" "$patch" "$file" "$from" "$to" "$vm_killer" "$vm"
+		fi
 	done < <(records)
 	if want stock && [ -z "$only" ]; then
 		stock_check
