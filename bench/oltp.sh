@@ -18,7 +18,9 @@
 # A transaction slower than --deadline-ms is an error (a missed deadline),
 # counted from sysbench's latency histogram. Prints one JSON object on
 # stdout, with cachebench's names where the figure is the same kind (ops:
-# transactions, ops_per_s: their rate, p*_us, misses, miss_pct); the
+# transactions, ops_per_s: their rate, p*_us, misses, miss_pct) and when
+# each phase began, in seconds since the script started (populate_at_s,
+# run_at_s: the server's start comes first); the
 # report is sysbench's own, kept beside FILE (sysbench.txt), and
 # FILE gets its per-second lines as CSV. Exit status: 0 done, 1 the
 # server or sysbench failed (an OOM kill included), 2 usage.
@@ -94,6 +96,7 @@ start_server() {
 populate() {
 	local t0 i left rc
 	t0=$(now_us)
+	populate_start_us=$t0
 	populated=0
 	for ((i = 1; i <= tables; i++)); do
 		left=$((pop_timeout - ($(now_us) - t0) / 1000000))
@@ -115,6 +118,7 @@ populate() {
 }
 
 run_sysbench() {
+	run_start_us=$(now_us)
 	sysbench oltp_read_write --db-driver=mysql --mysql-socket="$MARIADB_SOCK" --mysql-user=root \
 		--tables="$tables" --table-size="$rows" --threads="$threads" --time="$duration" \
 		--report-interval=1 --histogram=on --percentile=99 run >"$report" 2>&1 ||
@@ -162,10 +166,13 @@ print(json.dumps({
     "p50_us": pct(0.5), "p99_us": pct(0.99), "p999_us": pct(0.999),
     "max_us": (num(r"max:\s+([0-9.]+)") or 0) * 1000,
     "misses": missed, "miss_pct": 100.0 * missed / total if total else None,
+    "populate_at_s": $(secs $((populate_start_us - script_start_us))),
+    "run_at_s": $(secs $((run_start_us - script_start_us))),
 }))
 PY
 }
 
+script_start_us=$(now_us)
 start_server
 populate
 run_sysbench

@@ -73,10 +73,16 @@ setup_trace() {
 		>$TRIG/trigger
 }
 
-# snap DIR: the kernel's own counters, copied raw.
+# snap DIR: the kernel's own counters, copied raw: when (time), the
+# memory PSI of the system and of the workload's cgroup, the CPU time of
+# both cgroups and of the whole system (cpu.stat), the block stats of the
+# disk and of the swap partition (requests completed after merging),
+# debugfs zswap (the series adds its writeback counters there: none on
+# stock) and the CPU time of every kworker (see kworker_line).
 snap() {
-	local d=$OUT/$1 f
+	local d=$OUT/$1 f p
 	mkdir -p "$d"
+	echo "$EPOCHREALTIME" >"$d/time"
 	cat /proc/vmstat >"$d/vmstat"
 	cat /proc/pressure/memory >"$d/pressure-memory"
 	cat $WORK/memory.events >"$d/memory.events"
@@ -84,28 +90,60 @@ snap() {
 	cat $WORK/memory.stat >"$d/memory.stat"
 	cat $WORK/io.stat >"$d/io.stat"
 	cat $SIB/io.stat >"$d/sibling-io.stat"
+	cat $WORK/cpu.stat >"$d/cpu.stat"
+	cat $SIB/cpu.stat >"$d/sibling-cpu.stat"
+	cat $CG/cpu.stat >"$d/root-cpu.stat"
 	cat /sys/block/$DEV/stat >"$d/disk.stat"
 	cat /sys/block/$DEV/${DEV}1/stat >"$d/swap-part.stat"
 	for f in $ZDBG/*; do
 		echo "${f##*/} $(cat "$f")"
 	done >"$d/zswap-debugfs"
+	for p in /proc/[0-9]*; do
+		kworker_line "${p#/proc/}" && echo "$KW_PID $KW_TICKS $KW_COMM"
+	done >"$d/kworkers"
 }
 
-# sampler: once a second, the pool and the workload's cost and stall.
-# No fork per sample (a fork is slow under TCG): bash's clock, and a read
-# with a timeout on a private fifo for the sleep.
+# kworker_line PID: true when PID is a kworker; sets KW_PID, KW_TICKS
+# (utime + stime, in clock ticks: clk_tck) and KW_COMM from
+# /proc/PID/stat, without a fork. A kworker's comm there is
+# "kworker/<pool>:<id>" followed by "+<workqueue>" while it runs a work
+# item and "-<workqueue>" after, naming the last workqueue it ran
+# (wq_worker_comm()); the zswap workqueues are zswap-shrink (stock and
+# series) and zswap-lruvec-wb (the series' deferred writeback).
+kworker_line() {
+	local line rest
+	{ read -r line <"/proc/$1/stat"; } 2>/dev/null || return 1
+	KW_COMM=${line#*\(}
+	KW_COMM=${KW_COMM%\)*}
+	case $KW_COMM in kworker/*) ;; *) return 1 ;; esac
+	rest=${line##*\) }
+	set -f
+	# shellcheck disable=SC2086 # the fields after the comm are words
+	set -- $rest
+	set +f
+	KW_TICKS=$((${12} + ${13}))	# fields 14 and 15 of stat
+	KW_PID=${line%% *}
+}
+
+# sampler: once a second, the pool, the workload's cost and stall and
+# the system's memory stall (samples.csv), and the kworkers' CPU time
+# (kworkers.csv, see kworker_sample). No fork per sample (a fork is slow
+# under TCG): bash's clock, and a read with a timeout on a private fifo
+# for the sleep.
 sampler() {
-	local t0 now line k v pool stored mcur zsw psi wait debt delay
+	local t0 now line k v pool stored mcur zsw psi spsi wait debt delay
 	mkfifo /tmp/bench-sampler.fifo
 	exec 9<>/tmp/bench-sampler.fifo
+	exec 8>"$OUT/kworkers.csv"
+	echo "t_ms,pid,ticks,comm" >&8
 	t0=${EPOCHREALTIME/./}
-	echo "t_ms,pool_bytes,stored_pages,memory_current,zswap_bytes,cost_wait_us,cost_indebt_us,cost_indelay_us,psi_full_us"
+	echo "t_ms,pool_bytes,stored_pages,memory_current,zswap_bytes,cost_wait_us,cost_indebt_us,cost_indelay_us,psi_full_us,sys_psi_full_us"
 	while :; do
 		now=${EPOCHREALTIME/./}
 		read -r pool <$ZDBG/pool_total_size
 		read -r stored <$ZDBG/stored_pages
 		read -r mcur <$WORK/memory.current
-		zsw=0 wait=0 debt=0 delay=0 psi=0
+		zsw=0 wait=0 debt=0 delay=0 psi=0 spsi=0
 		while read -r k v; do
 			[ "$k" = zswap ] && { zsw=$v; break; }
 		done <$WORK/memory.stat
@@ -121,8 +159,42 @@ sampler() {
 		while read -r k line; do
 			[ "$k" = full ] && { psi=${line##*total=}; break; }
 		done <$WORK/memory.pressure
-		echo "$(((now - t0) / 1000)),$pool,$stored,$mcur,$zsw,$wait,$debt,$delay,$psi"
+		while read -r k line; do
+			[ "$k" = full ] && { spsi=${line##*total=}; break; }
+		done </proc/pressure/memory
+		echo "$(((now - t0) / 1000)),$pool,$stored,$mcur,$zsw,$wait,$debt,$delay,$psi,$spsi"
+		kworker_sample $(((now - t0) / 1000)) >&8
 		read -r -t 1 -u 9 _ || true
+	done
+}
+
+# kworker_sample T_MS: a line "t_ms,pid,ticks,comm" for each kworker
+# whose CPU time or comm changed since the last sample (every kworker the
+# first time it is seen). Where the cost moved (issue 16): deferral runs
+# writeback, and its decompression, in root kworkers, outside the
+# workload's cpu.stat. No kernel file counts CPU time per workqueue, so
+# bench/summary.py attributes each kworker's ticks between two samples to
+# zswap when its comm names a zswap workqueue at the end of the interval
+# (the last work it ran was zswap's) or names one with "+" at the start
+# (it was inside a zswap work item then). Work items run to completion,
+# and a zswap worker runs for many ms per chunk, so a 1 s sample misses
+# little; a worker that ran zswap's work and then another queue's within
+# one second is the error, either way. The kworkers files of before/ and
+# after/ give all kworkers' CPU time, the upper bound.
+# Non-kworker PIDs are remembered, so a sample reads only kworkers.
+declare -A KW_NOT=() KW_LAST=()
+kworker_sample() {
+	local p pid
+	for p in /proc/[0-9]*; do
+		pid=${p#/proc/}
+		[ -n "${KW_NOT[$pid]:-}" ] && continue
+		if ! kworker_line "$pid"; then
+			[ -e "$p" ] && KW_NOT[$pid]=1
+			continue
+		fi
+		[ "${KW_LAST[$pid]:-}" = "$KW_TICKS $KW_COMM" ] && continue
+		KW_LAST[$pid]="$KW_TICKS $KW_COMM"
+		echo "$1,$KW_PID,$KW_TICKS,$KW_COMM"
 	done
 }
 
@@ -155,6 +227,14 @@ main() {
 	mount_fs
 	say "kernel $(uname -r), $(nproc) CPUs, arm $BENCH_ARM, scenario $BENCH_SCENARIO"
 	uname -a >"$OUT/uname"
+	# which kernel runs: lib/bench.sh's image.txt has the built image's
+	# release, version and build ID to compare with (bench/summary.py)
+	{
+		echo "release=$(uname -r)"
+		echo "version=$(uname -v)"
+		echo "clk_tck=$(getconf CLK_TCK)"
+	} >"$OUT/kernel.txt"
+	cat /sys/kernel/notes >"$OUT/kernel-notes" 2>/dev/null || true
 	setup_disk
 	setup_zswap
 	setup_cgroups
@@ -167,6 +247,12 @@ main() {
 	SAMPLER_PID=$!
 	run_workload
 	snap after
+	# the sibling must have run to the end (its fio has a day's runtime)
+	if kill -0 "$SIB_PID" 2>/dev/null; then
+		echo yes >"$OUT/sibling-alive"
+	else
+		echo no >"$OUT/sibling-alive"
+	fi
 	kill "$SAMPLER_PID" "$SIB_PID" 2>/dev/null || true
 	wait "$SIB_PID" 2>/dev/null || true
 	cat $TRIG/hist >"$OUT/swap-writers.hist"
