@@ -31,7 +31,8 @@
 # two invocations) instead of a new directory.
 #
 # Output: build/bench/results/<timestamp>/<round>-<scenario>-<arm>[-compile]/
-# (raw kernel files, run.json), summary.md and figures there; after a full
+# (raw kernel files, run.json, the kernel asked for and its .config, the
+# host's load), summary.md and figures there; after a full
 # standard run (see full_run) and after --summary, the summary and figures
 # are copied to docs/bench-latest.md and docs/figures/.
 set -euo pipefail
@@ -45,6 +46,14 @@ GUEST_MEM=1G
 GUEST_CPUS=${GUEST_CPUS:-2}		# the guest's vCPUs (env, for one-off rows)
 SIBLING_WEIGHT=${SIBLING_WEIGHT:-1000}	# the sibling's io.weight (env, ditto)
 BENCH_IOPS=1000				# the disk throttle, and iocost's model
+# A run is valid only while the host was not busy with something else
+# (issue 16): the highest 1-minute load average sampled on the host during
+# the run must stay at or under the host's CPUs plus 1.5. The guest's two
+# TCG vCPU threads alone hold the load near 2 (QEMU's I/O threads add a
+# little); a foreign job that keeps one more CPU busy for a minute (a
+# kernel build, a VM test) pushes it over. Override with HOST_LOAD_MAX.
+HOST_LOAD_MAX=${HOST_LOAD_MAX:-$(awk -v n="$(nproc)" 'BEGIN { print n + 1.5 }')}
+HOST_LOAD_EVERY=10			# seconds between host load samples
 BENCH_BPS=16777216
 ALL_ARMS="A B C"
 ALL_SCENARIOS="mild heavy"
@@ -352,6 +361,7 @@ BENCH_ZSWAP_MAX_POOL_PERCENT=20
 BENCH_IOCOST_MODEL="rbps=$BENCH_BPS rseqiops=$BENCH_IOPS rrandiops=$BENCH_IOPS wbps=$BENCH_BPS wseqiops=$BENCH_IOPS wrandiops=$BENCH_IOPS"
 BENCH_IOCOST_QOS="rpct=0 rlat=0 wpct=0 wlat=0 min=100 max=100"
 BENCH_WORKLOAD_TIMEOUT=$(workload_timeout "$wl")
+BENCH_HOST_LOAD_MAX=$HOST_LOAD_MAX
 BENCH_WORKLOAD_CMD="$(workload_cmd "$wl" "$round")"
 EOF
 }
@@ -393,20 +403,51 @@ run_dir() {
 	echo "$1/$2-$3-$4$sfx"
 }
 
+# record_kernel RUNDIR ARM: what the guest should boot: the image's
+# release, version string and build ID (image.txt; bench/summary.py
+# compares them with what the guest reports, kernel.txt and
+# kernel-notes) and the arm's .config, archived with the data
+# (kernel.config.gz; its sha256 in image.txt).
+record_kernel() {
+	local dir=$1 gdir
+	gdir=$(arm_gdir "$2")
+	{
+		"$PY" "$ROOT/bench/summary.py" image "$(guest_image "$gdir" x86_64)" "$gdir/vmlinux"
+		echo "commit=$(arm_commit "$2")"
+		echo "config_sha256=$(sha256sum <"$gdir/.config" | cut -d' ' -f1)"
+	} >"$dir/image.txt"
+	gzip -9c "$gdir/.config" >"$dir/kernel.config.gz"
+}
+
+# host_load FILE: every HOST_LOAD_EVERY seconds, "epoch" and the host's
+# /proc/loadavg, until killed; the first line is the run's start.
+host_load() {
+	while :; do
+		echo "$(date +%s) $(cat /proc/loadavg)"
+		sleep "$HOST_LOAD_EVERY"
+	done >"$1"
+}
+
 # run_arm RESULTS ROUND SCENARIO ARM WORKLOAD N TOTAL: boot, run, parse,
 # one line. The guest gets the workload's time plus 200 s for boot, setup
 # and the sibling's warm-up.
 run_arm() {
-	local res=$1 round=$2 scen=$3 arm=$4 wl=$5 n=$6 total=$7 dir t0 rc=0 cmd
+	local res=$1 round=$2 scen=$3 arm=$4 wl=$5 n=$6 total=$7 dir t0 rc=0 cmd load_pid
 	dir=$(run_dir "$res" "$round" "$scen" "$arm" "$wl")
 	mkdir -p "$dir"
 	write_params "$dir" "$round" "$scen" "$arm" "$wl"
+	record_kernel "$dir" "$arm"
 	make_disk "$dir/disk.img"
 	[ "$wl" = oltp ] && cp --sparse=always "$OLTP_SEED" "$dir/data.img"
 	mapfile -t cmd < <(guest_cmd "$dir" "$arm")
 	printf '%s\n' "${cmd[@]}" >"$dir/command"
 	t0=$(date +%s)
+	host_load "$dir/host-load.txt" &
+	load_pid=$!
 	vm_run_timed "$dir/console.log" $(($(workload_timeout "$wl") + 200)) "${cmd[@]}" || rc=$?
+	kill "$load_pid" 2>/dev/null || true
+	wait "$load_pid" 2>/dev/null || true
+	echo "$(date +%s) $(cat /proc/loadavg)" >>"$dir/host-load.txt"	# the end
 	echo "$rc" >"$dir/vm.rc"
 	rm -f "$dir/disk.img" "$dir/data.img"
 	echo $(($(date +%s) - t0)) >"$dir/wall_s"
@@ -444,7 +485,7 @@ write_meta() {
 		echo "qemu=$(qemu-system-x86_64 --version | head -n1)"
 		echo "vng=$(vng --version 2>&1 | head -n1)"
 		echo "fio=$(fio --version)"
-		echo "host_kernel=$(uname -r) host_cpus=$(nproc)"
+		echo "host_kernel=$(uname -r) host_cpus=$(nproc) host_load_max=$HOST_LOAD_MAX"
 	} >"$res/meta.txt"
 }
 
