@@ -11,6 +11,10 @@
   summary.py headline RESULTS  the short tables of docs/results.md: a few
                                metrics per workload, C/B per round, and
                                the issue's aims, met or not
+  summary.py image BZIMAGE VMLINUX
+                               the release, version string and build ID
+                               of a built kernel (lib/bench.sh keeps them
+                               in each run's image.txt)
 
 Everything is recomputed from the raw files: no rerun is needed.
 """
@@ -19,6 +23,7 @@ import json
 import os
 import re
 import statistics
+import struct
 import subprocess
 import sys
 
@@ -35,9 +40,16 @@ WRITEBACK_EXPECTED = {"B", "C"}  # arms whose shrinker must write back
 ZSWAP_COUNTERS = ["written_back_pages", "pool_limit_hit", "reject_reclaim_fail",
                   "reject_alloc_fail", "reject_kmemcache_fail",
                   "reject_compress_fail", "reject_compress_poor",
-                  "decompress_fail"]
+                  "decompress_fail",
+                  # the series' writeback counters (absent on stock)
+                  "deferred_wb_pages", "inplace_wb_throttled_pages",
+                  "inplace_wb_pages", "deferred_wb_nomem"]
 VMSTAT = ["zswpout", "zswpin", "zswpwb", "pswpout", "pswpin", "nrswpout",
           "oom_kill"]
+CPU_STAT = ["usage_usec", "user_usec", "system_usec"]
+# A sample's 1-minute host load above this makes a run invalid when its
+# params.env predates BENCH_HOST_LOAD_MAX (lib/bench.sh: host CPUs + 1.5).
+HOST_LOAD_MAX_DEFAULT = 3.5
 KERNEL_TROUBLE = re.compile(r"WARNING:|BUG:|Oops|general protection fault|"
                             r"Kernel panic|blocked for more than")
 
@@ -140,6 +152,189 @@ def samples(path):
     return rows
 
 
+def interp(rows, key, t_s):
+    """The cumulative sample column key at t_s seconds (linear between
+    samples, clamped to the first and last)."""
+    t = t_s * 1000
+    if not rows or key not in rows[0]:
+        return None
+    if t <= rows[0]["t_ms"]:
+        return rows[0][key]
+    for a, b in zip(rows, rows[1:]):
+        if t <= b["t_ms"]:
+            if b["t_ms"] == a["t_ms"]:
+                return b[key]
+            return a[key] + (b[key] - a[key]) * (t - a["t_ms"]) / (b["t_ms"] - a["t_ms"])
+    return rows[-1][key]
+
+
+def phases(r, rows):
+    """name -> (start, end) in seconds since the sampler started (just
+    before the workload), clamped to the samples. cachebench populates
+    from its start, then runs; oltp.sh starts its server first and says
+    when its phases began (populate_at_s, run_at_s); before it did, the
+    run phase is taken to end with the last sample (oltp.sh exits right
+    after sysbench, so within a few seconds). compile has one phase."""
+    if not rows:
+        return {}
+    end = rows[-1]["t_ms"] / 1000
+    w = r.get("workload", {})
+    out = {"interval": (0.0, end)}
+    pop, dur = w.get("populate_s"), w.get("duration_s")
+    if r["wl"] == "cache" and pop is not None:
+        out["populate"] = (0.0, pop)
+        if w.get("ops") and dur:
+            out["run"] = (pop, pop + dur)
+    elif r["wl"] == "oltp" and pop is not None:
+        if w.get("populate_at_s") is not None:
+            out["populate"] = (w["populate_at_s"], w["populate_at_s"] + pop)
+            if dur and w.get("run_at_s") is not None:
+                out["run"] = (w["run_at_s"], w["run_at_s"] + dur)
+        elif dur:
+            out["populate"] = (end - dur - pop, end - dur)
+            out["run"] = (end - dur, end)
+    elif r["wl"] == "compile" and w.get("build_s"):
+        out["build"] = (0.0, w["build_s"])
+    return {k: (max(0.0, a), min(end, b)) for k, (a, b) in out.items() if min(end, b) > max(0.0, a)}
+
+
+def psi_shares(r, rows):
+    """Memory PSI full as a share (%) of each phase's wall time, for the
+    workload's cgroup (samples' psi_full_us) and, when sampled, the
+    system (sys_psi_full_us). The interval's system share comes from the
+    before/after snapshots, which every run has."""
+    out = {}
+    for name, (a, b) in phases(r, rows).items():
+        for who, key in (("cgroup", "psi_full_us"), ("system", "sys_psi_full_us")):
+            x, y = interp(rows, key, a), interp(rows, key, b)
+            if x is not None and y is not None:
+                out["%s %s" % (who, name)] = 100.0 * (y - x) / 1e6 / (b - a)
+    if r.get("interval_s") and "full" in r.get("sys_psi_us", {}):
+        out["system interval"] = 100.0 * r["sys_psi_us"]["full"] / 1e6 / r["interval_s"]
+    return out
+
+
+def kworkers_snap(text):
+    """before/after kworkers: 'pid ticks comm' -> {pid: ticks}."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split(None, 2)
+        if len(f) >= 2 and f[0].isdigit() and f[1].isdigit():
+            out[f[0]] = int(f[1])
+    return out
+
+
+def zswap_kworker_ticks(text):
+    """kworkers.csv (t_ms,pid,ticks,comm, a line when a kworker's ticks or
+    comm changed) -> (ticks attributed to zswap's workqueues, all ticks
+    seen). A kworker's ticks between two of its lines go to zswap when its
+    comm names a zswap workqueue at the end of that span, or names one as
+    running ("+") at its start (lib/bench-guest.sh, kworker_sample)."""
+    last, zs, total = {}, 0, 0
+    for line in text.splitlines()[1:]:
+        f = line.split(",", 3)
+        if len(f) != 4 or not f[2].isdigit():
+            continue
+        pid, ticks, comm = f[1], int(f[2]), f[3]
+        if pid in last:
+            t0, c0 = last[pid]
+            d = ticks - t0
+            if d > 0:
+                total += d
+                if "zswap" in comm or "+zswap" in c0:
+                    zs += d
+        last[pid] = (ticks, comm)
+    return zs, total
+
+
+def elf_build_id(notes):
+    """The GNU build ID (hex) in a blob of ELF notes, or None."""
+    off = 0
+    while off + 12 <= len(notes):
+        namesz, descsz, typ = struct.unpack_from("<III", notes, off)
+        off += 12
+        name = notes[off:off + namesz]
+        off += (namesz + 3) & ~3
+        desc = notes[off:off + descsz]
+        off += (descsz + 3) & ~3
+        if typ == 3 and name.rstrip(b"\0") == b"GNU":
+            return desc.hex()
+    return None
+
+
+def vmlinux_build_id(path):
+    """The build ID of an ELF64 little-endian vmlinux (its PT_NOTEs)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return None
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        ph = phoff + i * phentsize
+        ptype, = struct.unpack_from("<I", data, ph)
+        if ptype == 4:          # PT_NOTE
+            off, = struct.unpack_from("<Q", data, ph + 8)
+            size, = struct.unpack_from("<Q", data, ph + 32)
+            bid = elf_build_id(data[off:off + size])
+            if bid:
+                return bid
+    return None
+
+
+def image_info(bzimage, vmlinux):
+    """The lines of image.txt: release, version (uname -r and -v as the
+    booted kernel reports them) and build_id."""
+    with open(bzimage, "rb") as f:
+        head = f.read(0x10000)
+    off, = struct.unpack_from("<H", head, 0x20e)      # kernel_version
+    text = head[0x200 + off:0x200 + off + 256].split(b"\0")[0].decode(errors="replace")
+    m = re.match(r"(\S+) \(.*?\) (#.*)$", text)
+    out = ["image=%s" % bzimage]
+    if m:
+        out += ["release=%s" % m.group(1), "version=%s" % m.group(2)]
+    bid = vmlinux_build_id(vmlinux) if os.path.exists(vmlinux) else None
+    out.append("build_id=%s" % (bid or ""))
+    return out
+
+
+def kernel_check(rundir):
+    """(True|False|None, why): whether the guest ran the image lib/bench.sh
+    built for the arm: the build ID when both sides have one, else the
+    release and version strings. None when the run predates the record."""
+    img = dict(l.split("=", 1) for l in read(os.path.join(rundir, "image.txt")).splitlines()
+               if "=" in l)
+    got = dict(l.split("=", 1) for l in read(os.path.join(rundir, "kernel.txt")).splitlines()
+               if "=" in l)
+    if not img or not got:
+        return None, "not recorded"
+    try:
+        with open(os.path.join(rundir, "kernel-notes"), "rb") as f:
+            gid = elf_build_id(f.read())
+    except OSError:
+        gid = None
+    if img.get("build_id") and gid:
+        return img["build_id"] == gid, "build ID %s, image %s" % (gid[:12], img["build_id"][:12])
+    same = (img.get("release"), img.get("version")) == (got.get("release"), got.get("version"))
+    return same, "uname %s %s, image %s %s" % (got.get("release"), got.get("version"),
+                                               img.get("release"), img.get("version"))
+
+
+def host_load(rundir):
+    """The host's 1-minute load average at the start, end and highest of
+    the run (host-load.txt: 'epoch load1 load5 load15 ...' lines)."""
+    vals = []
+    for line in read(os.path.join(rundir, "host-load.txt")).splitlines():
+        f = line.split()
+        try:
+            vals.append(float(f[1]))
+        except (IndexError, ValueError):
+            pass
+    if not vals:
+        return None
+    return {"start": vals[0], "end": vals[-1], "max": max(vals)}
+
+
 def params(rundir):
     out = {}
     for line in read(os.path.join(rundir, "params.env")).splitlines():
@@ -198,8 +393,38 @@ def parse(rundir):
         s = samples(os.path.join(rundir, "samples.csv"))
         r["pool_max_bytes"] = max((x["pool_bytes"] for x in s), default=0)
         r["interval_s"] = s[-1]["t_ms"] / 1000 if s else None
+        try:
+            r["interval_s"] = float(a("time")) - float(b("time"))
+        except ValueError:
+            pass                # runs before snap recorded its time
         nr = r["vmstat"].get("nrswpout", 0)
+        # pages per bio (swap_write_submit() counts nrswpout) and pages per
+        # device request: the swap partition's writes completed, after the
+        # block layer merged bios (the plug's effect shows only here)
         r["pages_per_write"] = r["vmstat"].get("pswpout", 0) / nr if nr else None
+        sp = r["swap_part"]
+        r["pages_per_request"] = (sp["write_sectors"] / 8 / sp["writes"]
+                                  if sp.get("writes") else None)
+        r["sys_psi_us"] = delta(psi_totals(b("pressure-memory")), psi_totals(a("pressure-memory")))
+        r["psi_share"] = psi_shares(r, s)
+        # where the cost moved: CPU time of the cgroups (cpu.stat, in us)
+        # and of the kworkers (ticks of clk_tck)
+        if b("cpu.stat"):
+            r["cpu"] = delta(keyvals(b("cpu.stat")), keyvals(a("cpu.stat")), CPU_STAT)
+            r["sibling_cpu"] = delta(keyvals(b("sibling-cpu.stat")),
+                                     keyvals(a("sibling-cpu.stat")), CPU_STAT)
+            r["system_cpu"] = delta(keyvals(b("root-cpu.stat")), keyvals(a("root-cpu.stat")),
+                                    CPU_STAT)
+        if b("kworkers"):
+            hz = 100
+            for line in read(os.path.join(rundir, "kernel.txt")).splitlines():
+                if line.startswith("clk_tck=") and line[8:].strip().isdigit():
+                    hz = int(line[8:])
+            kb, ka = kworkers_snap(b("kworkers")), kworkers_snap(a("kworkers"))
+            r["kworker_cpu_s"] = sum(t - kb.get(p, 0) for p, t in ka.items()
+                                     if t >= kb.get(p, 0)) / hz
+            zs, _ = zswap_kworker_ticks(read(os.path.join(rundir, "kworkers.csv")))
+            r["zswap_kworker_cpu_s"] = zs / hz
 
     # validity
     console = read(os.path.join(rundir, "console.log")) + read(os.path.join(rundir, "dmesg.txt"))
@@ -224,6 +449,20 @@ def parse(rundir):
             r["invalid"].append("no zswap writeback")
         if r["workload"].get("corrupt"):
             r["invalid"].append("data corruption (%d values)" % r["workload"]["corrupt"])
+    # the kernel asked for, the sibling to the end, a quiet host (issue 16)
+    r["kernel_match"], r["kernel_check"] = kernel_check(rundir)
+    if r["kernel_match"] is False:
+        r["invalid"].append("not the kernel built for arm %s (%s)" % (arm, r["kernel_check"]))
+    alive = read(os.path.join(rundir, "sibling-alive")).strip()
+    if alive == "no":
+        r["invalid"].append("the IO sibling died before the end")
+    r["host_load"] = host_load(rundir)
+    try:
+        bound = float(p.get("BENCH_HOST_LOAD_MAX") or HOST_LOAD_MAX_DEFAULT)
+    except ValueError:
+        bound = HOST_LOAD_MAX_DEFAULT
+    if r["host_load"] and r["host_load"]["max"] > bound:
+        r["invalid"].append("host load %.2f over %.2f" % (r["host_load"]["max"], bound))
     r["valid"] = not r["invalid"]
     with open(os.path.join(rundir, "run.json"), "w") as f:
         json.dump(r, f, indent=1, sort_keys=True)
@@ -263,10 +502,13 @@ def progress_line(rundir):
             parts.append("%.0f ops/s p99.9 %.1fms miss %.1f%%" % (
                 w["ops_per_s"], w["p999_us"] / 1000, w["miss_pct"]))
     if "io" in r:
-        parts.append("indebt %.1fs wait %.1fs psi-full %.1fs wb %d pg/wr %s" % (
+        share = r.get("psi_share", {}).get("cgroup interval")
+        parts.append("indebt %.1fs wait %.1fs psi-full %.1fs (%s) wb %d pg/bio %s pg/req %s" % (
             r["io"].get("cost.indebt", 0) / 1e6, r["io"].get("cost.wait", 0) / 1e6,
-            r["psi_us"].get("full", 0) / 1e6, r["zswap"].get("written_back_pages", 0),
-            "%.2f" % r["pages_per_write"] if r.get("pages_per_write") else "-"))
+            r["psi_us"].get("full", 0) / 1e6, "%.0f%%" % share if share is not None else "-",
+            r["zswap"].get("written_back_pages", 0),
+            "%.2f" % r["pages_per_write"] if r.get("pages_per_write") else "-",
+            "%.2f" % r["pages_per_request"] if r.get("pages_per_request") else "-"))
     return ", ".join(parts)
 
 
@@ -286,6 +528,8 @@ def metric_rows():
     us_ms = lambda k: lambda r: r["workload"][k] / 1000 if r.get("workload", {}).get(k) is not None else None
     rejects = lambda r: sum(v for k, v in r.get("zswap", {}).items()
                             if k.startswith("reject_")) if "zswap" in r else None
+    share = lambda k: lambda r: r.get("psi_share", {}).get(k)
+    cpu = lambda who, k: lambda r: r[who][k] / 1e6 if who in r else None
     return [
         ("build time (s; a timed-out run counts its timeout)", w("build_s"), "%.1f"),
         ("compiles failed", w("failed"), "%.0f"),
@@ -305,6 +549,20 @@ def metric_rows():
         ("deadline misses (%)", w("miss_pct"), "%.2f"),
         ("memory PSI some (s)", lambda r: r["psi_us"].get("some", 0) / 1e6 if "psi_us" in r else None, "%.1f"),
         ("memory PSI full (s)", lambda r: r["psi_us"].get("full", 0) / 1e6 if "psi_us" in r else None, "%.1f"),
+        ("memory PSI full, cgroup (% of the interval)", share("cgroup interval"), "%.1f"),
+        ("memory PSI full, system (% of the interval)", share("system interval"), "%.1f"),
+        ("memory PSI full, cgroup (% of populate)", share("cgroup populate"), "%.1f"),
+        ("memory PSI full, system (% of populate)", share("system populate"), "%.1f"),
+        ("memory PSI full, cgroup (% of the run phase)", share("cgroup run"), "%.1f"),
+        ("memory PSI full, system (% of the run phase)", share("system run"), "%.1f"),
+        ("memory PSI full, cgroup (% of the build)", share("cgroup build"), "%.1f"),
+        ("memory PSI full, system (% of the build)", share("system build"), "%.1f"),
+        ("workload cgroup CPU (s)", cpu("cpu", "usage_usec"), "%.1f"),
+        ("workload cgroup CPU, system (s)", cpu("cpu", "system_usec"), "%.1f"),
+        ("sibling cgroup CPU (s)", cpu("sibling_cpu", "usage_usec"), "%.1f"),
+        ("all CPU (s)", cpu("system_cpu", "usage_usec"), "%.1f"),
+        ("kworker CPU, all (s)", lambda r: r.get("kworker_cpu_s"), "%.1f"),
+        ("kworker CPU, zswap workqueues (s)", lambda r: r.get("zswap_kworker_cpu_s"), "%.1f"),
         ("cost.wait (s)", io("cost.wait"), "%.2f"),
         ("cost.indebt (s)", io("cost.indebt"), "%.2f"),
         ("cost.indelay (s)", io("cost.indelay"), "%.2f"),
@@ -315,7 +573,9 @@ def metric_rows():
         ("zswpwb", vm("zswpwb"), "%.0f"),
         ("pswpout", vm("pswpout"), "%.0f"),
         ("nrswpout", vm("nrswpout"), "%.0f"),
-        ("pages per write request", lambda r: r.get("pages_per_write"), "%.2f"),
+        ("pages per write bio (pswpout / nrswpout)", lambda r: r.get("pages_per_write"), "%.2f"),
+        ("pages per device write request (swap partition)",
+         lambda r: r.get("pages_per_request"), "%.2f"),
         ("swap partition writes", lambda r: r.get("swap_part", {}).get("writes"), "%.0f"),
         ("swap partition sectors written", lambda r: r.get("swap_part", {}).get("write_sectors"), "%.0f"),
         ("zswap pool max (MiB)", lambda r: r["pool_max_bytes"] / (1 << 20) if "pool_max_bytes" in r else None, "%.1f"),
@@ -361,6 +621,8 @@ def cell(vals, fmt):
     vals = [v for v in vals if v is not None]
     if not vals:
         return "-"
+    if any(isinstance(v, str) for v in vals):
+        return ", ".join(vals)
     med = statistics.median(vals)
     if len(vals) == 1:
         return fmt % med
@@ -411,7 +673,7 @@ def scenario_table(runs, wl, scen, arms):
     return out
 
 
-COST_RATIOS = [("PSI full", lambda r: r["psi_us"].get("full")),
+COST_RATIOS = [("PSI full share", lambda r: r["psi_share"].get("cgroup interval")),
                ("cost.indebt", lambda r: r["io"].get("cost.indebt")),
                ("cost.wait", lambda r: r["io"].get("cost.wait"))]
 RATIO_METRICS = {
@@ -466,10 +728,17 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
+# One colour per arm in every figure (colour-blind safe, Dark2).
+ARM_COLOURS = {"A": "#7570b3", "B": "#d95f02", "C": "#1b9e77"}
+
+
 def write_bars(path, header, runs, arms, scenarios, wl, getters):
     """One line per scenario and arm of workload wl: index, label, then the
-    median, min and max over its valid runs of each getter (0 when none;
-    a getter returns None to leave a run out)."""
+    median, min and max over its valid runs of each getter (NaN when none;
+    a getter returns None to leave a run out), then the arm's colour as
+    an integer (gnuplot's lc rgb variable). Returns [(label, arm, medians
+    or None)]."""
+    bars = []
     with open(path, "w") as f:
         f.write(header)
         i = 0
@@ -477,18 +746,57 @@ def write_bars(path, header, runs, arms, scenarios, wl, getters):
             for a in arms:
                 ok = [r for r in runs if r["scenario"] == s and r["arm"] == a
                       and r["wl"] == wl and r["valid"]]
-                cols = []
+                cols, meds = [], []
                 for get in getters:
-                    vals = [v for v in map(get, ok) if v is not None] or [0]
-                    cols += [statistics.median(vals), min(vals), max(vals)]
-                f.write('%d "%s-%s" %s\n' % (i, s, a, " ".join("%g" % c for c in cols)))
+                    vals = [v for v in map(get, ok) if v is not None]
+                    if vals:
+                        cols += [statistics.median(vals), min(vals), max(vals)]
+                        meds.append(statistics.median(vals))
+                    else:
+                        cols += [float("nan")] * 3
+                        meds.append(None)
+                f.write('%d "%s-%s" %s %d\n' % (i, s, a, " ".join("%g" % c for c in cols),
+                                               int(ARM_COLOURS[a][1:], 16)))
+                bars.append(("%s-%s" % (s, a), a, meds))
                 i += 1
+    return bars
+
+
+def bar_panel(dat, bars, k, title, ylabel):
+    """gnuplot lines for one bar chart: column 3 + 3k is the median of
+    getter k; a log y axis when the medians differ by 10x or more; a bar
+    without a valid run is labelled so rather than drawn at 0."""
+    col = 3 + 3 * k
+    meds = [m[k] for _, _, m in bars if m[k] is not None and m[k] > 0]
+    log = len(meds) > 1 and max(meds) >= 10 * min(meds)
+    ncol = 3 + 3 * len(bars[0][2])      # the colour column
+    lines = ["unset label", "set title '%s'" % title, "set ylabel '%s'" % ylabel,
+             "set xtics (%s)" % ", ".join('"%s" %d' % (lb, i) for i, (lb, _, _) in enumerate(bars))]
+    if log:
+        lines += ["set logscale y", "set yrange [%g:*]" % (min(meds) / 3),
+                  "set ylabel '%s (log scale)'" % ylabel]
+    else:
+        lines += ["unset logscale y", "set yrange [0:*]"]
+    for i, (_, _, m) in enumerate(bars):
+        if m[k] is None:
+            lines.append("set label 'no valid run' at %d, graph 0.5 center rotate by 90 front" % i)
+    lines.append("plot '%s' using 1:%d:(0.6):%d with boxes lc rgb variable notitle, "
+                 "'' using 1:%d:%d:%d with yerrorbars pt 0 lc rgb 'black' notitle"
+                 % (dat, col, ncol, col, col + 1, col + 2))
+    return "\n".join(lines)
 
 
 # The throughput figures: workload -> (file, what is plotted, its unit).
 THROUGHPUT_FIGURES = {"cache": ("throughput-p999.png", "cachebench", "ops/s"),
                       "oltp": ("oltp-throughput-p999.png", "OLTP",
                                "transactions/s")}
+
+BAR_STYLE = """set style fill solid 0.7 border rgb 'black'
+set grid y
+set xtics rotate by -30
+set xrange [-0.6:*]
+set offsets 0, 0.6, 0, 0
+"""
 
 
 def figure_throughput(runs, fig, arms, scenarios, wl):
@@ -497,49 +805,39 @@ def figure_throughput(runs, fig, arms, scenarios, wl):
     dat = os.path.join(fig, "arms.dat" if wl == "cache" else wl + "-arms.dat")
     ran = lambda get: lambda r: (get(r["workload"]) if r["workload"].get("ops")
                                  and r["workload"].get("p999_us") is not None else None)
-    write_bars(dat, "# idx label ops_med ops_min ops_max p999_med p999_min p999_max\n",
-               runs, arms, scenarios, wl,
-               [ran(lambda w: w["ops_per_s"]), ran(lambda w: w["p999_us"] / 1000)])
+    bars = write_bars(dat, "# idx label ops_med ops_min ops_max p999_med p999_min p999_max rgb\n",
+                      runs, arms, scenarios, wl,
+                      [ran(lambda w: w["ops_per_s"]), ran(lambda w: w["p999_us"] / 1000)])
     gnuplot("""set terminal pngcairo size 1000,420 noenhanced
 set output '%s'
 set multiplot layout 1,2
-set style fill solid 0.5
-set boxwidth 0.6
-set grid y
-set xtics rotate by -30
-set yrange [0:*]
-set title '%s throughput (median, min-max; 0 = no valid run)'
-set ylabel '%s'
-plot '%s' using 1:3:xtic(2) with boxes notitle, '' using 1:3:4:5 with yerrorbars pt 0 lc rgb 'black' notitle
-set title '%s p99.9 latency'
-set ylabel 'ms'
-plot '%s' using 1:6:xtic(2) with boxes notitle, '' using 1:6:7:8 with yerrorbars pt 0 lc rgb 'black' notitle
+%s
+%s
+%s
 unset multiplot
-""" % (os.path.join(fig, name), what, unit, dat, what, dat))
+""" % (os.path.join(fig, name), BAR_STYLE,
+       bar_panel(dat, bars, 0, "%s throughput (median, min-max over valid runs)" % what, unit),
+       bar_panel(dat, bars, 1, "%s p99.9 latency" % what, "ms")))
     return "figures/" + name
 
 
 def figure_compile(runs, fig, arms, scenarios):
     """Per arm and scenario: median, min, max of the build time (valid runs)."""
     dat = os.path.join(fig, "compile.dat")
-    write_bars(dat, "# idx label build_med build_min build_max\n", runs, arms, scenarios,
-               "compile", [lambda r: None if r["workload"].get("failed")
-                           else r["workload"].get("build_s")])
+    bars = write_bars(dat, "# idx label build_med build_min build_max rgb\n", runs, arms,
+                      scenarios, "compile", [lambda r: None if r["workload"].get("failed")
+                                             else r["workload"].get("build_s")])
     gnuplot("""set terminal pngcairo size 600,420 noenhanced
 set output '%s'
-set style fill solid 0.5
-set boxwidth 0.6
-set grid y
-set xtics rotate by -30
-set yrange [0:*]
-set title 'compile slice: build time (median, min-max; 0 = no valid run)'
-set ylabel 's'
-plot '%s' using 1:3:xtic(2) with boxes notitle, '' using 1:3:4:5 with yerrorbars pt 0 lc rgb 'black' notitle
-""" % (os.path.join(fig, "compile-time.png"), dat))
+%s
+%s
+""" % (os.path.join(fig, "compile-time.png"), BAR_STYLE,
+       bar_panel(dat, bars, 0, "compile slice: build time (median, min-max)", "s")))
 
 
 def figure_timeseries(runs, res, fig, wl, arms, scenarios):
-    """The first round's pool size, cost.wait/indebt and PSI full over time."""
+    """The first round's pool size, cost.wait/indebt and PSI full over
+    time, one colour per arm (cost.indebt dashed), the key outside."""
     rd = min((r["round"] for r in runs), default=1)
     made = []
     for s in scenarios:
@@ -553,18 +851,21 @@ def figure_timeseries(runs, res, fig, wl, arms, scenarios):
             continue
         name = "timeseries-%s%s.png" % ("" if wl == "cache" else wl + "-", s)
         made.append("figures/" + name)
-        pool = ", ".join("'%s' using ($1/1000):($2/1048576) with lines title '%s'" % (p, a)
-                         for a, p in series)
-        wait = ", ".join("'%s' using ($1/1000):($6/1e6) with lines title '%s cost.wait'" % (p, a)
-                         for a, p in series)
-        debt = ", ".join("'%s' using ($1/1000):($7/1e6) with lines dt 2 title '%s cost.indebt'" % (p, a)
-                         for a, p in series)
-        psi = ", ".join("'%s' using ($1/1000):($9/1e6) with lines title '%s'" % (p, a)
-                        for a, p in series)
-        gnuplot("""set terminal pngcairo size 1000,900 noenhanced
+        lc = lambda a: "lc rgb '%s' lw 2" % ARM_COLOURS[a]
+        pool = ", ".join("'%s' using ($1/1000):($2/1048576) with lines %s title '%s'"
+                         % (p, lc(a), a) for a, p in series)
+        wait = ", ".join("'%s' using ($1/1000):($6/1e6) with lines %s title '%s cost.wait'"
+                         % (p, lc(a), a) for a, p in series)
+        debt = ", ".join("'%s' using ($1/1000):($7/1e6) with lines %s dt 2 title '%s cost.indebt'"
+                         % (p, lc(a), a) for a, p in series)
+        psi = ", ".join("'%s' using ($1/1000):($9/1e6) with lines %s title '%s'"
+                        % (p, lc(a), a) for a, p in series)
+        gnuplot("""set terminal pngcairo size 1100,900 noenhanced
 set output '%s'
 set datafile separator ','
-set key autotitle columnhead
+set key outside right top
+set lmargin 10
+set rmargin 24
 set multiplot layout 3,1 title '%s workload, round %d, scenario %s'
 set grid
 set xlabel 'seconds since the workload started'
@@ -612,13 +913,22 @@ def summary(res):
                 out += scenario_table(runs, wl, s, arms)
                 out += ratio_table(runs, wl, s)
     out.append("### Runs\n")
-    out.append("| run | workload | valid | outcome | wall (s) | reasons |")
-    out.append("|---|---|---|---|---|---|")
+    out.append("| run | workload | valid | outcome | wall (s) | kernel as built | host load"
+               " start/end/max | reasons |")
+    out.append("|---|---|---|---|---|---|---|---|")
     for r in sorted(runs, key=lambda r: (r["round"], r["wl"], r["scenario"], r["arm"])):
-        out.append("| %d-%s-%s | %s | %s | %s | %d | %s |" % (
+        hl = r.get("host_load")
+        out.append("| %d-%s-%s | %s | %s | %s | %d | %s | %s | %s |" % (
             r["round"], r["scenario"], r["arm"], r["wl"], "yes" if r["valid"] else "no",
-            outcome(r), r["wall_s"], "; ".join(r["invalid"]) or "-"))
-    out.append("")
+            outcome(r), r["wall_s"],
+            {True: "yes", False: "no", None: "-"}[r.get("kernel_match")],
+            "%.2f/%.2f/%.2f" % (hl["start"], hl["end"], hl["max"]) if hl else "-",
+            "; ".join(r["invalid"]) or "-"))
+    out += ["", "(kernel as built: the guest's build ID, or uname -r and -v, against the"
+            " image built for the arm; host load: the host's 1-minute load average,"
+            " sampled every 10 s; a run whose highest sample exceeds"
+            " BENCH_HOST_LOAD_MAX, the host's CPUs + 1.5, is invalid. '-': not"
+            " recorded, runs before these checks.)", ""]
     made = figures(runs, res, arms, scenarios, workloads)
     out.append("Figures: " + ", ".join(made))
     with open(os.path.join(res, "summary.md"), "w") as f:
@@ -633,12 +943,30 @@ ROW_METRICS = [
     ("PSI full (s)", lambda r: r["psi_us"]["full"] / 1e6, "%.1f"),
     ("cost.wait (s)", lambda r: r["io"]["cost.wait"] / 1e6, "%.1f"),
     ("cost.indebt (s)", lambda r: r["io"]["cost.indebt"] / 1e6, "%.2f"),
-    ("pages/write", lambda r: r["pages_per_write"], "%.2f"),
+    ("pages/bio", lambda r: r["pages_per_write"], "%.2f"),
     ("write bios", lambda r: r["vmstat"]["nrswpout"], "%.0f"),
     ("by the workload (%)", lambda r: 100.0 * r["swap_writers"].get("workload", 0)
      / max(1, sum(r["swap_writers"].values())), "%.0f"),
     ("workload write IOPS", lambda r: r["io"]["wios"] / r["interval_s"], "%.0f"),
     ("sibling IOPS", lambda r: r["sibling_io"]["wios"] / r["interval_s"], "%.0f"),
+]
+
+# Issue 16's metrics: pages per device request beside pages per bio,
+# PSI full as a share of each phase, and where the cost moved (the
+# writeback counters of the series, the kworkers' and the cgroup's CPU).
+V2_METRICS = [
+    ("pages/bio", lambda r: r["pages_per_write"], "%.2f"),
+    ("pages/request (device)", lambda r: r["pages_per_request"], "%.2f"),
+    ("PSI full, cgroup (% of interval)", lambda r: r["psi_share"]["cgroup interval"], "%.0f"),
+    ("PSI full, system (% of interval)", lambda r: r["psi_share"]["system interval"], "%.0f"),
+    ("PSI full, cgroup (% of populate)", lambda r: r["psi_share"]["cgroup populate"], "%.0f"),
+    ("PSI full, cgroup (% of run)", lambda r: r["psi_share"]["cgroup run"], "%.0f"),
+    ("written back: deferred / in place throttled / unthrottled (pages)",
+     lambda r: "%d / %d / %d" % (r["zswap"]["deferred_wb_pages"],
+                                 r["zswap"]["inplace_wb_throttled_pages"],
+                                 r["zswap"]["inplace_wb_pages"]), "%s"),
+    ("workload CPU (s)", lambda r: r["cpu"]["usage_usec"] / 1e6, "%.1f"),
+    ("zswap kworker CPU (s)", lambda r: r["zswap_kworker_cpu_s"], "%.1f"),
 ]
 
 # Where the device time went: iocost's cost.usage is the device time
@@ -654,7 +982,8 @@ SHARE_METRICS = [
     ("4 KiB transfers/s (all)", lambda r: (r["io"]["rbytes"] + r["io"]["wbytes"]
                                            + r["sibling_io"]["wbytes"]) / 4096 / r["interval_s"], "%.0f"),
 ]
-ROW_TABLES = [("", ROW_METRICS), (", device time", SHARE_METRICS)]
+ROW_TABLES = [("", ROW_METRICS), (", device time", SHARE_METRICS),
+              (", requests, stall shares, cost", V2_METRICS)]
 
 
 def rows(dirs):
@@ -683,22 +1012,33 @@ def rows(dirs):
 
 
 # The metrics of the short tables, by their metric_rows() labels.
+PSI_SHARES = ["memory PSI full, cgroup (% of the interval)",
+              "memory PSI full, system (% of the interval)",
+              "memory PSI full, cgroup (% of populate)",
+              "memory PSI full, system (% of populate)",
+              "memory PSI full, cgroup (% of the run phase)",
+              "memory PSI full, system (% of the run phase)"]
+# where the cost moved (rows without data in a results directory, e.g.
+# runs recorded before these counters, are left out of its tables)
+COST_MOVED = ["workload cgroup CPU (s)", "kworker CPU, zswap workqueues (s)",
+              "kworker CPU, all (s)", "written back by the worker",
+              "written back in place, throttled", "written back in place, unthrottled"]
+WRITES = ["pages per write bio (pswpout / nrswpout)",
+          "pages per device write request (swap partition)",
+          "swap write bios by kworkers", "swap write bios by the workload"]
 HEADLINE = {
-    "cache": ["populate (s)", "ops/s", "p99.9 (ms)", "deadline misses (%)",
-              "memory PSI full (s)", "cost.indebt (s)", "cost.wait (s)",
-              "cost.indelay (s)", "zswpwb", "pages per write request",
-              "swap write bios by kworkers", "swap write bios by the workload",
-              "zswap pool max (MiB)"],
+    "cache": ["populate (s)", "ops/s", "p99.9 (ms)", "deadline misses (%)"] + PSI_SHARES
+    + ["cost.indebt (s)", "cost.wait (s)", "cost.indelay (s)", "zswpwb"] + WRITES
+    + COST_MOVED + ["zswap pool max (MiB)"],
     "compile": ["build time (s; a timed-out run counts its timeout)",
-                "memory PSI full (s)", "cost.indebt (s)", "cost.wait (s)",
-                "cost.indelay (s)", "written_back_pages", "pages per write request",
-                "swap write bios by kworkers", "swap write bios by the workload",
-                "zswap pool max (MiB)"],
+                "memory PSI full, cgroup (% of the build)",
+                "memory PSI full, system (% of the interval)",
+                "cost.indebt (s)", "cost.wait (s)", "cost.indelay (s)",
+                "written_back_pages"] + WRITES + COST_MOVED + ["zswap pool max (MiB)"],
     "oltp": ["populate (s)", "populate rate (buffer pool pages/s)", "transactions/s",
-             "p99 (ms)", "p99.9 (ms)", "deadline misses (%)", "memory PSI full (s)", "cost.indebt (s)",
-             "cost.wait (s)", "cost.indelay (s)", "zswpwb", "pages per write request",
-             "swap write bios by kworkers", "swap write bios by the workload",
-             "zswap pool max (MiB)"],
+             "p99 (ms)", "p99.9 (ms)", "deadline misses (%)"] + PSI_SHARES
+    + ["cost.indebt (s)", "cost.wait (s)", "cost.indelay (s)", "zswpwb"] + WRITES
+    + COST_MOVED + ["zswap pool max (MiB)"],
 }
 
 
@@ -732,8 +1072,10 @@ def aims(runs, scen, wl="cache"):
     ratio = dict(RATIO_METRICS[wl])
     speed = paired(rr, wl, scen, ratio["populate rate"])
     debt = metric(cv, getter("cost.indebt (s)"))
-    psi = [x - 1 for x in paired(rr, wl, scen, ratio["PSI full"])]
-    ppw = metric(cv, getter("pages per write request"))
+    psi = [x - 1 for x in paired(rr, wl, scen, ratio["PSI full share"])]
+    ppw = metric(cv, getter("pages per write bio (pswpout / nrswpout)"))
+    ppr = [x for x in metric(cv, getter("pages per device write request (swap partition)"))
+           if x is not None]
     return [
         ("no OOM in arm C", "%s: %d/%d OOM-killed" % ("met" if c and not oom else "not met",
                                                     oom, len(c))),
@@ -741,10 +1083,11 @@ def aims(runs, scen, wl="cache"):
          "%s: %s" % (verdict(speed, lambda x: x >= 10), fmt(speed, "%.1fx"))),
         ("iocost debt < 1 s in C", "%s: %s s" % (verdict(debt, lambda x: x < 1),
                                                  fmt(debt, "%.2f"))),
-        ("PSI full -90% vs B (per round)",
+        ("PSI full -90% vs B (share of the interval, per round)",
          "%s: %s" % (verdict(psi, lambda x: x <= -0.9), fmt([100 * x for x in psi], "%+.1f%%"))),
-        ("pages per write request >= 8 in C",
-         "%s: %s" % (verdict(ppw, lambda x: x is not None and x >= 8), fmt(ppw, "%.2f"))),
+        ("pages per write bio >= 8 in C (per device request in brackets)",
+         "%s: %s%s" % (verdict(ppw, lambda x: x is not None and x >= 8), fmt(ppw, "%.2f"),
+                       " (%s)" % fmt(ppr, "%.2f") if ppr else "")),
     ]
 
 
@@ -764,10 +1107,16 @@ def headline(res):
         cells = ["%d/%d" % (sum(bool(r.get("oom")) for r in ar), len(ar))
                  for ar in (select(runs, wl, s, a) for s in scens for a in arms)]
         out.append("| OOM-killed | " + " | ".join(cells) + " |")
+        missing = []
         for label in HEADLINE[wl]:
             cells = [cell(metric(select(runs, wl, s, a, valid=True), getter(label)), fmts[label])
                      for s in scens for a in arms]
+            if all(c == "-" for c in cells):
+                missing.append(label)
+                continue
             out.append("| %s | %s |" % (label, " | ".join(cells)))
+        if missing:
+            out += ["", "Not recorded in these runs: %s." % "; ".join(missing)]
         out += ["", "%s, C/B paired within a round (one figure per round):\n" % wl,
                 "| scenario | " + " | ".join(m for m, _ in RATIO_METRICS[wl]) + " |",
                 "|---" * (len(RATIO_METRICS[wl]) + 1) + "|"]
@@ -794,6 +1143,9 @@ def main():
         return
     if len(sys.argv) == 3 and sys.argv[1] == "headline":
         headline(sys.argv[2])
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "image":
+        print("\n".join(image_info(sys.argv[2], sys.argv[3])))
         return
     if len(sys.argv) != 3 or sys.argv[1] not in ("parse", "line", "summary"):
         sys.exit(__doc__)
