@@ -60,14 +60,15 @@ ALL_SCENARIOS="mild heavy"
 ALL_WORKLOADS="cache compile oltp"
 # The compile workload's slice: two mm/ objects compiled side by side,
 # cc1 peaks of 96 and 101 MB, 2.1 and 2.3 s natively here, about 35 s each
-# under TCG without a cap; under the 96M cap arm C takes 1-2 min for both,
-# the stock shrinker 3-4 min (docs/results.md).
+# under TCG without a cap; under the 96M cap arm C takes 1.5-2 min for both,
+# the stock shrinker 3-4.5 min (docs/results.md).
 COMPILE_OBJS="mm/compaction.o mm/rmap.o"
 COMPILE_JOBS=2
 SLICE=$BENCH/compile-slice
 # The OLTP workload: MariaDB under a 256M cap with a 512M buffer pool
-# over sysbench's 8 tables of 200k rows (about 420M of InnoDB pages), so
-# about half of the pool lives in zswap or on the swap device once the
+# over sysbench's 8 tables of 200k rows (22,221 16 KiB pages, 347 MiB, in the
+# buffer pool after the populate scan), so the part over the cap (about
+# 100M) lives in zswap or on the swap device once the
 # populate scan has read it in. Transactions over 1 s miss the deadline
 # (sysbench's p99 is about 30 ms natively here, 10-20x that under TCG).
 OLTP_MEM_MAX=256M
