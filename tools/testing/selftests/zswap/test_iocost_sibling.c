@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * zswap writeback under iocost, with a sibling cgroup contending for the
- * swap disk at 10x the io.weight. Five cases, in three phases:
+ * swap disk at 10x the io.weight. Eight cases, in four phases:
  *
  * Shrinker phase ("throttled, never killed"):
  * A workload whose compressed memory is charged to its own small cgroup
@@ -26,9 +26,27 @@
  *   no_oom_under_io_contention: no OOM kill, both passes complete with
  *     intact data, writeback happened, the compressed pool's peak during
  *     the run stays well under memory.max, and the pool drains.
+ * Others phase: the same workload for a minute, next to a cgroup
+ * without a memory.max whose task allocates past the available memory,
+ * and to a sibling cgroup allocating past a limit the two share, so that
+ * kswapd, global direct reclaim and reclaim on another cgroup's behalf
+ * shrink the workload's memcg.
+ *   others_never_throttled: kswapd and those tasks are never seen
+ *     sleeping in iocost (ioc_rqos_throttle in /proc/PID/wchan), while
+ *     the workload's budget is waited on; kswapd and the sibling's task
+ *     called the zswap shrinker on the workload's memcg; the workload is
+ *     not OOM-killed.
+ *   nr_deferred_bounded: the zswap shrinker's calls on the workload's
+ *     memcg do not put the work they handed to the worker back into
+ *     nr_deferred (hist triggers on vmscan:mm_shrink_slab_start/end).
+ *   writeback_outcomes_counted: deferred writeback and writeback in place
+ *     (throttled or not) both happened, in their debugfs counters.
  * Pool limit phase: pool_limit_writeback_unthrottled: shrinker off, a
  * cgroup whose memory.zswap.max is far below its data; the pool is held,
- * stores go on, and its writeback does not wait in iocost.
+ * stores go on, and its writeback does not wait in iocost. Then, shrinker
+ * on, beside a cgroup at io.weight 1 whose lruvec work iocost holds, the
+ * global pool limit's shrink_worker starts within a bound of being
+ * queued (a synthetic event on the workqueue events).
  * References phase: dying_memcg_released: a cgroup is killed and removed
  * while its shrinker writeback is under way; its parent's
  * nr_dying_descendants returns to 0 within a bounded wait.
@@ -42,9 +60,13 @@
  * ZSWAP_IOCOST_QOS and ZSWAP_IOCOST_MODEL (io.cost.qos/model settings
  * without the MAJ:MIN prefix).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -471,6 +493,102 @@ static pid_t start_workload(const char *cg, struct wl_arg *wa, size_t size,
 static char bio_hist_cmd[ZS_VAL_LEN];
 static bool bio_hist_on, tracefs_mounted;
 
+static void tracefs_release(void)
+{
+	if (tracefs_mounted && !umount(TRACEFS))
+		tracefs_mounted = false;
+}
+
+/* Mounts tracefs unless it is; unmounted at cleanup if mounted here. */
+static int tracefs_ready(char *why, size_t len)
+{
+	if (!access(TRACEFS "/instances", F_OK))
+		return 0;
+	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
+		snprintf(why, len, "no tracefs at %s", TRACEFS);
+		return -1;
+	}
+	tracefs_mounted = true;
+	zs_on_cleanup(tracefs_release);
+	return 0;
+}
+
+/* Makes the trace instance @inst afresh. */
+static int trace_instance(const char *inst, char *why, size_t len)
+{
+	rmdir(inst);
+	if (mkdir(inst, 0755)) {
+		snprintf(why, len, "cannot make trace instance %s: %s",
+			 inst, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The address of the kernel function @name, from /proc/kallsyms. */
+static int ksym_addr(const char *name, unsigned long long *addr,
+		     char *why, size_t len)
+{
+	char line[256], sym[128], type;
+	unsigned long long a;
+	int ret = -1;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%llx %c %127s", &a, &type, sym) != 3 ||
+			    strcmp(sym, name))
+				continue;
+			*addr = a;
+			ret = a ? 0 : -1;	/* 0: kptr_restrict hides it */
+			break;
+		}
+		fclose(f);
+	}
+	if (ret)
+		snprintf(why, len,
+			 "no address of %s in /proc/kallsyms (CONFIG_KALLSYMS, kptr_restrict)",
+			 name);
+	return ret;
+}
+
+/* A trigger written to an event's trigger file, and taken off again. */
+struct trigger {
+	char path[PATH_MAX];
+	char cmd[ZS_VAL_LEN];
+	bool on;
+};
+
+static int trigger_set(struct trigger *t, const char *event, char *why,
+		       size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	snprintf(t->path, sizeof(t->path), "%s/trigger", event);
+	va_start(ap, fmt);
+	vsnprintf(t->cmd, sizeof(t->cmd), fmt, ap);
+	va_end(ap);
+	ret = zs_write_file(t->path, t->cmd);
+	t->on = !ret;
+	if (ret)
+		snprintf(why, len, "cannot set a trigger on %s (%s): %s",
+			 event, "CONFIG_HIST_TRIGGERS", strerror(-ret));
+	return ret;
+}
+
+static void trigger_clear(struct trigger *t)
+{
+	char off[ZS_VAL_LEN + 1];
+
+	if (!t->on)
+		return;
+	snprintf(off, sizeof(off), "!%s", t->cmd);
+	zs_write_file(t->path, off);
+	t->on = false;
+}
+
 static void bio_trace_stop(void)
 {
 	char off[ZS_VAL_LEN + 1];
@@ -481,8 +599,6 @@ static void bio_trace_stop(void)
 		bio_hist_on = false;
 	}
 	rmdir(TRACE_INST);
-	if (tracefs_mounted && !umount(TRACEFS))
-		tracefs_mounted = false;
 }
 
 static int swap_sectors(unsigned long long *start, unsigned long long *end)
@@ -508,20 +624,11 @@ static int bio_trace_start(char *why, size_t len)
 	unsigned long long start, end;
 	int ret;
 
-	if (access(TRACEFS "/instances", F_OK)) {
-		if (mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
-			snprintf(why, len, "no tracefs at %s", TRACEFS);
-			return -1;
-		}
-		tracefs_mounted = true;
-	}
-	zs_on_cleanup(bio_trace_stop);
-	rmdir(TRACE_INST);
-	if (mkdir(TRACE_INST, 0755)) {
-		snprintf(why, len, "cannot make trace instance %s: %s",
-			 TRACE_INST, strerror(errno));
+	if (tracefs_ready(why, len))
 		return -1;
-	}
+	zs_on_cleanup(bio_trace_stop);
+	if (trace_instance(TRACE_INST, why, len))
+		return -1;
 	if (access(BIO_EVENT "/trigger", F_OK)) {
 		snprintf(why, len, "no block:block_bio_queue event (CONFIG_FTRACE)");
 		return -1;
@@ -594,6 +701,9 @@ enum {
 	CASE_THROTTLED,		/* 4 */
 	CASE_DEFERRED,		/* 6 */
 	CASE_NO_OOM,		/* 11 */
+	CASE_OTHERS,		/* 12 */
+	CASE_NR_DEFERRED,	/* 13 */
+	CASE_OUTCOMES,		/* 14 */
 	CASE_POOL_LIMIT,	/* 5 */
 	CASE_DYING,		/* 7 */
 	NR_CASES,
@@ -603,6 +713,9 @@ static const char * const case_names[NR_CASES] = {
 	[CASE_THROTTLED] = "iocost_writeback_throttled",
 	[CASE_DEFERRED] = "writeback_deferred_to_kworker",
 	[CASE_NO_OOM] = "no_oom_under_io_contention",
+	[CASE_OTHERS] = "others_never_throttled",
+	[CASE_NR_DEFERRED] = "nr_deferred_bounded",
+	[CASE_OUTCOMES] = "writeback_outcomes_counted",
 	[CASE_POOL_LIMIT] = "pool_limit_writeback_unthrottled",
 	[CASE_DYING] = "dying_memcg_released",
 };
@@ -860,6 +973,891 @@ out:
 }
 
 /*
+ * Tests 12 to 14, the others phase: the shrinker phase's workload again
+ * (its memory.max, the sibling at 10x its io.weight), next to a cgroup
+ * without a memory.max whose task, the allocator, takes more memory than
+ * the guest has available and keeps touching it, and next to a
+ * neighbour: a task in a sibling of the workload's cgroup, under a parent
+ * limit that the two exceed together. kswapd, the allocator's global
+ * direct reclaim and the neighbour's limit reclaim of the parent then
+ * shrink the workload's memcg too, while the workload's own writeback is
+ * throttled. A phase of its own,
+ * so that global pressure leaves alone the bounds the shrinker phase's
+ * cases were measured with.
+ *
+ * Test 12, others_never_throttled: only a task reclaiming the memcg it
+ * charges to, at that memcg's limit, may sleep on the memcg's IO budget
+ * (zswap_wb_fallback_mode()). Every OT_SAMPLE_MS, /proc/PID/wchan of
+ * kswapd, of the two allocators and of the workload is read. A task
+ * waiting for an iocost budget sleeps in ioc_rqos_throttle() (get_wchan()
+ * skips the scheduler's io_schedule()). kswapd and the allocators must
+ * never be seen there. The allocators do no IO of their own that iocost
+ * may hold: their memcgs have memory.zswap.writeback 0, their swap-out is
+ * issued as root, their program text is locked in memory. Any wait of
+ * theirs would be on the workload's budget. The control: in the same
+ * window kswapd and the neighbour called the zswap shrinker on the
+ * workload's memcg (test 13's hist trigger, keyed by task too), the
+ * workload's budget was waited on (io.stat cost.wait rose) and its
+ * entries were written back (zswpwb rose), so a throttled write by either
+ * would have slept. The allocator's calls are printed: kswapd may keep it
+ * out of direct reclaim.
+ *
+ * Test 13, nr_deferred_bounded: see NR_DEFERRED_* below.
+ */
+#define OT_WINDOW_MS		60000
+/* The allocator takes MemAvailable plus this share of MemTotal. */
+#define OT_OVER_PCT		15
+/* The control: the workload's budget was waited on for at least this. */
+#define OT_MIN_WAIT_US		1000000LL
+/*
+ * The neighbour: a sibling of the workload under a parent limit that
+ * both exceed, with zswap writeback off: its own limit reclaim of the
+ * parent reclaims the workload's memcg on its behalf.
+ */
+#define OT_PARENT_MAX		(WL_MEM_MAX + ZS_MB(16))
+#define OT_NEIGHBOUR_ALLOC	ZS_MB(48)
+#define OT_NEIGHBOUR_PAUSE_MS	20
+#define OT_SAMPLE_MS		10
+#define OT_MAX_KSWAPD		16
+#define OT_EXIT_MS		30000
+#define IOC_WAIT_SYM		"ioc_rqos_throttle"
+
+/*
+ * Test 13. do_shrink_slab() takes the memcg's nr_deferred (nr), adds this
+ * call's share (delta) and calls the scan in batches of SHRINK_BATCH
+ * (128) while at least a batch is left; what is left goes back:
+ * next = min(nr + delta - scanned, 2 x freeable). A scan that returns
+ * SHRINK_STOP with nothing scanned, as the deferral did before v2, ends
+ * the loop with the whole total_scan left and puts it all back, on every
+ * call: nr_deferred is soon pinned at 2 x freeable. With the hand-off
+ * reported as scanned, the loop runs down to less than a batch. Hist
+ * triggers on vmscan:mm_shrink_slab_start and mm_shrink_slab_end, for
+ * the zswap shrinker and the workload's memcg, count the calls that
+ * ended with a batch or more of total_scan left: at most
+ * NR_DEFERRED_REDEFER_PCT of them may (a legitimate SHRINK_STOP: the
+ * claim could not be made, reclaim may do no IO). nr_deferred itself is
+ * printed, not bounded: vmscan defers calls under a batch and under
+ * freeable without calling the scan at all, so even a shrinker that
+ * scans everything it is given sees it near 2 x freeable under steady
+ * pressure (measured: mean 2074 against a mean freeable of 1264).
+ */
+#define SHRINK_BATCH_NR		128
+#define NR_DEFERRED_REDEFER_PCT	1
+
+#define SHR_INST		TRACEFS "/instances/zswap_selftest_shrink"
+#define SHR_START		SHR_INST "/events/vmscan/mm_shrink_slab_start"
+#define SHR_END			SHR_INST "/events/vmscan/mm_shrink_slab_end"
+
+/* Whose wchan a sample was. */
+enum {
+	OT_KSWAPD,
+	OT_ALLOC,	/* the allocator, in the cgroup without memory.max */
+	OT_NEIGHBOUR,	/* the allocator beside the workload, under one limit */
+	OT_OWN,		/* the workload, in its own memcg at its limit */
+	OT_NR,
+};
+
+static const char * const ot_names[OT_NR] = {
+	[OT_KSWAPD] = "kswapd",
+	[OT_ALLOC] = "allocator (no memory.max)",
+	[OT_NEIGHBOUR] = "neighbour (parent's limit)",
+	[OT_OWN] = "workload",
+};
+
+static struct {
+	pthread_t thread;
+	bool started;
+	int stop;			/* read and written with __atomic */
+	pid_t kswapd[OT_MAX_KSWAPD];
+	int nr_kswapd;
+	pid_t alloc;
+	pid_t neighbour;
+	pid_t own;
+	long long samples[OT_NR];	/* wchan reads */
+	long long waits[OT_NR];		/* of which in ioc_rqos_throttle */
+	char stack[2048];		/* of the first kswapd/allocator wait */
+} smp;
+
+/* 1 when @pid sleeps in iocost's throttle, 0 when not, -1 when gone. */
+static int in_ioc_wait(pid_t pid)
+{
+	size_t len = strlen(IOC_WAIT_SYM);
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	if (zs_read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	/* a part the compiler split off (".cold") is the same function */
+	return !strncmp(buf, IOC_WAIT_SYM, len) &&
+	       (!buf[len] || buf[len] == '.');
+}
+
+static void sample_task(pid_t pid, int who)
+{
+	char path[64];
+	int ret;
+
+	if (pid <= 0)
+		return;
+	ret = in_ioc_wait(pid);
+	if (ret < 0)
+		return;
+	smp.samples[who]++;
+	if (!ret)
+		return;
+	smp.waits[who]++;
+	if (who != OT_OWN && !smp.stack[0]) {
+		snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+		if (zs_read_file(path, smp.stack, sizeof(smp.stack)) < 0)
+			snprintf(smp.stack, sizeof(smp.stack), "(no %s)", path);
+	}
+}
+
+static void *sampler_fn(void *arg)
+{
+	int i;
+
+	while (!__atomic_load_n(&smp.stop, __ATOMIC_RELAXED)) {
+		for (i = 0; i < smp.nr_kswapd; i++)
+			sample_task(smp.kswapd[i], OT_KSWAPD);
+		sample_task(smp.alloc, OT_ALLOC);
+		sample_task(smp.neighbour, OT_NEIGHBOUR);
+		sample_task(smp.own, OT_OWN);
+		zs_sleep_ms(OT_SAMPLE_MS);
+	}
+	return NULL;
+}
+
+static void find_kswapd(void)
+{
+	char path[64], comm[64];
+	struct dirent *de;
+	pid_t pid;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return;
+	while ((de = readdir(dir)) && smp.nr_kswapd < OT_MAX_KSWAPD) {
+		pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (zs_read_file(path, comm, sizeof(comm)) >= 0 &&
+		    !strncmp(comm, "kswapd", 6))
+			smp.kswapd[smp.nr_kswapd++] = pid;
+	}
+	closedir(dir);
+}
+
+static void sampler_stop(void)
+{
+	if (!smp.started)
+		return;
+	__atomic_store_n(&smp.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(smp.thread, NULL);
+	smp.started = false;
+}
+
+/* Has the parent asked for an exit ('X', or its end of the pipe closed)? */
+static bool told_to_stop(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
+struct ot_arg {
+	size_t size;
+	unsigned int pause_ms;	/* between two passes */
+	int to_parent;
+	int from_parent;
+};
+
+/*
+ * An allocator: writes one word of each page of @size, again and again,
+ * until it reads 'X'; 'P' after the first pass. One word per page keeps
+ * a pass cheap under TCG and the pages compressible but not same-filled,
+ * so that reclaim stores them in zswap.
+ */
+static int alloc_fn(void *arg)
+{
+	struct ot_arg *a = arg;
+	size_t i, ps = env.page_size, npages = a->size / ps;
+	uint64_t pass;
+	char *mem;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/*
+	 * Refaults of its program text would be reads in its own budget:
+	 * keep the text resident, so that it has no IO iocost may hold.
+	 */
+	if (mlockall(MCL_CURRENT))
+		return 5;
+	mem = mmap(NULL, a->size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return 3;
+	for (pass = 1;; pass++) {
+		for (i = 0; i < npages; i++) {
+			*(uint64_t *)(mem + i * ps) = pass << 32 | i;
+			if (!(i & 1023) && told_to_stop(a->from_parent))
+				return 0;
+		}
+		if (pass == 1)
+			zs_send_msg(a->to_parent, 'P');
+		zs_sleep_ms(a->pause_ms);
+	}
+}
+
+/* The zswap shrinker's nr_deferred, per memcg, from two hist triggers. */
+static struct trigger shr_start, shr_end;
+
+static void shr_trace_stop(void)
+{
+	trigger_clear(&shr_end);
+	trigger_clear(&shr_start);
+	rmdir(SHR_INST);
+}
+
+static int shr_trace_start(char *why, size_t len)
+{
+	unsigned long long addr;
+
+	if (ksym_addr("zswap_shrinker_scan", &addr, why, len) ||
+	    tracefs_ready(why, len))
+		return -1;
+	zs_on_cleanup(shr_trace_stop);
+	if (trace_instance(SHR_INST, why, len))
+		return -1;
+	if (access(SHR_START "/trigger", F_OK) ||
+	    access(SHR_END "/trigger", F_OK)) {
+		snprintf(why, len, "no vmscan:mm_shrink_slab_start/end events (CONFIG_FTRACE)");
+		return -1;
+	}
+	if (trigger_set(&shr_start, SHR_START, why, len,
+			"hist:keys=memcg_id,common_pid:vals=hitcount,cache_items:ci=cache_items:onmax($ci).save(priority):size=4096 if shrink == 0x%llx",
+			addr))
+		return -1;
+	/* total_scan in buckets of a batch: bucket 0 put back less than one */
+	return trigger_set(&shr_end, SHR_END, why, len,
+			   "hist:keys=memcg_id,total_scan.buckets=%d:vals=hitcount,new_scan:ns=new_scan:onmax($ns).save(unused_scan):size=4096 if shrink == 0x%llx",
+			   SHRINK_BATCH_NR, addr);
+}
+
+struct shr_figures {
+	long long calls;	/* start events */
+	long long sum_freeable;
+	long long max_freeable;
+	long long ends;		/* end events */
+	long long sum_deferred;	/* of new_scan */
+	long long max_deferred;
+	long long redeferred;	/* calls that put back a batch or more */
+	long long max_put_back;	/* the highest total_scan bucket's start */
+	long long dropped;
+	long long kswapd_calls;	/* start events of kswapd */
+	long long alloc_calls;	/* of the allocator (test 12) */
+	long long neighbour_calls;	/* of the neighbour */
+};
+
+static bool is_kswapd(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < smp.nr_kswapd; i++)
+		if (pid == smp.kswapd[i])
+			return true;
+	return false;
+}
+
+/*
+ * Adds up the lines of @event's hist for @memcg_id: "{ memcg_id: N,
+ * common_pid: P } hitcount: H  cache_items: S" (start) or "{ memcg_id: N,
+ * total_scan: ~ A-B } hitcount: H  new_scan: S" (end), then "max: M ..."
+ * on the next line. @end: the end event's hist, else the start event's.
+ */
+static int shr_trace_read(const char *event, unsigned long long memcg_id,
+			  bool end, struct shr_figures *f)
+{
+	char path[PATH_MAX], *buf, *line, *save, *p;
+	bool mine = false;
+	long long bucket;
+
+	buf = malloc(ZS_MB(1));
+	if (!buf)
+		return -1;
+	snprintf(path, sizeof(path), "%s/hist", event);
+	if (zs_read_file(path, buf, ZS_MB(1)) < 0) {
+		free(buf);
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, "Dropped:");
+		if (p) {
+			f->dropped += strtoll(p + 8, NULL, 10);
+			continue;
+		}
+		p = strstr(line, "max:");
+		if (p && !strstr(line, "memcg_id:")) {
+			long long max = strtoll(p + 4, NULL, 10);
+
+			if (!mine)
+				continue;
+			if (end && max > f->max_deferred)
+				f->max_deferred = max;
+			else if (!end && max > f->max_freeable)
+				f->max_freeable = max;
+			continue;
+		}
+		p = strstr(line, "memcg_id:");
+		mine = p && strtoull(p + 9, NULL, 10) == memcg_id;
+		if (!mine)
+			continue;
+		p = strstr(line, "hitcount:");
+		if (!p)
+			continue;
+		if (end) {
+			long long nr = strtoll(p + 9, NULL, 10);
+
+			f->ends += nr;
+			p = strstr(line, "new_scan:");
+			if (p)
+				f->sum_deferred += strtoll(p + 9, NULL, 10);
+			p = strstr(line, "total_scan: ~");
+			bucket = p ? strtoll(p + 13, NULL, 10) : 0;
+			if (bucket >= SHRINK_BATCH_NR)
+				f->redeferred += nr;
+			if (bucket > f->max_put_back)
+				f->max_put_back = bucket;
+		} else {
+			long long nr = strtoll(p + 9, NULL, 10);
+			pid_t pid;
+
+			f->calls += nr;
+			p = strstr(line, "common_pid:");
+			pid = p ? strtol(p + 11, NULL, 10) : 0;
+			if (pid > 0 && is_kswapd(pid))
+				f->kswapd_calls += nr;
+			else if (pid > 0 && pid == smp.alloc)
+				f->alloc_calls += nr;
+			else if (pid > 0 && pid == smp.neighbour)
+				f->neighbour_calls += nr;
+			p = strstr(line, "cache_items:");
+			if (p)
+				f->sum_freeable += strtoll(p + 12, NULL, 10);
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Test 13 */
+static void check_nr_deferred(const struct shr_figures *f)
+{
+	long long mean_f, mean_d;
+
+	if (!f->calls || !f->ends) {
+		set_result(CASE_NR_DEFERRED, KSFT_FAIL,
+			   "no zswap shrinker call on the workload's memcg traced (%lld starts, %lld ends), expected reclaim to call it",
+			   f->calls, f->ends);
+		return;
+	}
+	mean_f = f->sum_freeable / f->calls;
+	mean_d = f->sum_deferred / f->ends;
+	ksft_print_msg("nr_deferred: workload memcg: %lld calls, freeable mean %lld max %lld\n",
+		       f->calls, mean_f, f->max_freeable);
+	ksft_print_msg("nr_deferred: mean %lld max %lld (not bounded); dropped events %lld\n",
+		       mean_d, f->max_deferred, f->dropped);
+	ksft_print_msg("nr_deferred: %lld of %lld calls put back >= %d (top %lld), bound %d%%\n",
+		       f->redeferred, f->ends, SHRINK_BATCH_NR, f->max_put_back,
+		       NR_DEFERRED_REDEFER_PCT);
+	if (f->dropped)
+		set_result(CASE_NR_DEFERRED, KSFT_FAIL,
+			   "the hist triggers dropped %lld events, expected none",
+			   f->dropped);
+	else if (f->redeferred * 100 > f->ends * NR_DEFERRED_REDEFER_PCT)
+		set_result(CASE_NR_DEFERRED, KSFT_FAIL,
+			   "%lld of %lld calls put a batch or more back into nr_deferred, expected <= %d%%: handed-off work deferred again",
+			   f->redeferred, f->ends, NR_DEFERRED_REDEFER_PCT);
+	else
+		set_result(CASE_NR_DEFERRED, KSFT_PASS, "");
+}
+
+/* What the others phase measured for test 12. */
+struct ot_figures {
+	long long scan_kswapd;	/* vmstat pgscan_kswapd, rise */
+	long long own_wait;	/* the workload's io.stat cost.wait, rise */
+	long long own_wb;	/* the workload's memory.stat zswpwb, rise */
+	long long deferred;	/* debugfs deferred_wb_pages, rise */
+	long long inplace_thr;	/* inplace_wb_throttled_pages, rise */
+	long long inplace;	/* inplace_wb_pages, rise */
+	long long ooms;
+	bool own_alive;
+	int alloc_status;
+};
+
+/* Test 12; @f: the zswap shrinker's calls on the workload's memcg. */
+static void check_others(const struct ot_figures *o,
+			 const struct shr_figures *f)
+{
+	int i;
+
+	for (i = 0; i < OT_NR; i++)
+		ksft_print_msg("others: %-26s %6lld samples, %5lld in %s\n",
+			       ot_names[i], smp.samples[i], smp.waits[i],
+			       IOC_WAIT_SYM);
+	ksft_print_msg("others: shrinker calls on the workload's memcg: %lld\n",
+		       f->calls);
+	ksft_print_msg("others: of which kswapd %lld, allocator %lld, neighbour %lld\n",
+		       f->kswapd_calls, f->alloc_calls, f->neighbour_calls);
+	ksft_print_msg("others: pgscan_kswapd +%lld, workload oom_kill %lld\n",
+		       o->scan_kswapd, o->ooms);
+	ksft_print_msg("others: workload cost.wait +%lld us (bound %lld), zswpwb +%lld\n",
+		       o->own_wait, OT_MIN_WAIT_US, o->own_wb);
+	ksft_print_msg("others: pages deferred +%lld, in place throttled +%lld, not +%lld\n",
+		       o->deferred, o->inplace_thr, o->inplace);
+	if (smp.stack[0])
+		ksft_print_msg("others: stack of the first kswapd/allocator wait:\n%s\n",
+			       smp.stack);
+
+	if (smp.waits[OT_KSWAPD] || smp.waits[OT_ALLOC] ||
+	    smp.waits[OT_NEIGHBOUR])
+		set_result(CASE_OTHERS, KSFT_FAIL,
+			   "kswapd seen in %s %lld times, the allocator %lld, the neighbour %lld, expected 0: they slept on the workload's IO budget",
+			   IOC_WAIT_SYM, smp.waits[OT_KSWAPD], smp.waits[OT_ALLOC],
+			   smp.waits[OT_NEIGHBOUR]);
+	else if (!f->kswapd_calls || !f->neighbour_calls)
+		set_result(CASE_OTHERS, KSFT_FAIL,
+			   "zswap shrinker calls on the workload's memcg by kswapd %lld, by the neighbour %lld (pgscan_kswapd +%lld), expected both > 0: reclaim by others did not reach it",
+			   f->kswapd_calls, f->neighbour_calls, o->scan_kswapd);
+	else if (!smp.samples[OT_KSWAPD] || !smp.samples[OT_ALLOC] ||
+		 !smp.samples[OT_NEIGHBOUR])
+		set_result(CASE_OTHERS, KSFT_FAIL,
+			   "no wchan sample of kswapd (%lld), the allocator (%lld) or the neighbour (%lld)",
+			   smp.samples[OT_KSWAPD], smp.samples[OT_ALLOC],
+			   smp.samples[OT_NEIGHBOUR]);
+	else if (o->own_wait < OT_MIN_WAIT_US || o->own_wb <= 0)
+		set_result(CASE_OTHERS, KSFT_FAIL,
+			   "the workload's cost.wait rose by %lld us and zswpwb by %lld, expected >= %lld us and > 0: no throttled writeback to be caught in",
+			   o->own_wait, o->own_wb, OT_MIN_WAIT_US);
+	else if (o->ooms || !o->own_alive)
+		set_result(CASE_OTHERS, KSFT_FAIL,
+			   "workload %s, oom_kill %lld: expected it alive and not OOM-killed",
+			   o->own_alive ? "alive" : "gone", o->ooms);
+	else if (!WIFEXITED(o->alloc_status) || WEXITSTATUS(o->alloc_status))
+		set_result(CASE_OTHERS, KSFT_FAIL,
+			   "an allocator ended with status 0x%x, expected exit 0",
+			   o->alloc_status);
+	else
+		set_result(CASE_OTHERS, KSFT_PASS, "");
+}
+
+/*
+ * Test 14: while the workload's worker lags, its own limit reclaim writes
+ * in place throttled and global reclaim writes in place unthrottled
+ * (zswap_wb_fallback()); the rest goes to the worker. Each outcome has its
+ * debugfs counter: the deferred one and the in-place ones together must
+ * have risen. Without the fallback, nothing is written in place.
+ */
+static void check_outcomes(const struct ot_figures *o)
+{
+	if (o->deferred <= 0)
+		set_result(CASE_OUTCOMES, KSFT_FAIL,
+			   "deferred_wb_pages rose by %lld, expected > 0",
+			   o->deferred);
+	else if (o->inplace_thr + o->inplace <= 0)
+		set_result(CASE_OUTCOMES, KSFT_FAIL,
+			   "inplace_wb_throttled_pages +%lld, inplace_wb_pages +%lld, expected > 0 together: reclaim never wrote in place while the worker lagged",
+			   o->inplace_thr, o->inplace);
+	else
+		set_result(CASE_OUTCOMES, KSFT_PASS, "");
+}
+
+static void fail_others_phase(const char *why)
+{
+	set_result(CASE_OTHERS, KSFT_FAIL, "%s", why);
+	set_result(CASE_NR_DEFERRED, KSFT_FAIL, "%s", why);
+	set_result(CASE_OUTCOMES, KSFT_FAIL, "%s", why);
+}
+
+static long long vmstat_or(const char *field)
+{
+	long long v = -1;
+
+	zs_vmstat(field, &v);
+	return v;
+}
+
+/* The allocator's size: past MemAvailable, within half the free swap. */
+static int alloc_size(size_t *size, char *why, size_t len)
+{
+	long long avail = 0, swapfree = 0;
+	size_t over = env.totalram / 100 * OT_OVER_PCT;
+
+	if (zs_read_key("/proc/meminfo", "MemAvailable:", &avail) ||
+	    zs_read_key("/proc/meminfo", "SwapFree:", &swapfree) || avail <= 0) {
+		snprintf(why, len, "no MemAvailable or SwapFree in /proc/meminfo");
+		return -1;
+	}
+	if ((size_t)swapfree * 1024 / 2 < over) {
+		snprintf(why, len, "%lld K of free swap, need twice %zu K",
+			 swapfree, over >> 10);
+		return -1;
+	}
+	*size = (size_t)avail * 1024 + over;
+	*size -= *size % env.page_size;
+	return 0;
+}
+
+/*
+ * The cgroups of the others phase: a parent holding the workload and the
+ * neighbour under one limit, and the allocator's, without a limit.
+ */
+struct ot_cgroups {
+	char *parent, *own, *neighbour, *alloc;
+};
+
+static int others_cgroups(struct ot_cgroups *c)
+{
+	c->parent = zs_cg_create(env.cgroot, "zswap_iocost_others");
+	c->alloc = zs_cg_create(env.cgroot, "zswap_iocost_alloc");
+	if (!c->parent || !c->alloc ||
+	    cg_write(c->parent, "cgroup.subtree_control", "+memory +io") ||
+	    cg_write_numeric(c->parent, "memory.max", OT_PARENT_MAX))
+		return -1;
+	c->own = zs_cg_create(c->parent, "own");
+	c->neighbour = zs_cg_create(c->parent, "neighbour");
+	if (!c->own || !c->neighbour ||
+	    cg_write_numeric(c->own, "memory.max", WL_MEM_MAX) ||
+	    cg_write(c->own, "io.weight", WL_WEIGHT))
+		return -1;
+	/* no writeback of their own: any iocost wait is on another's budget */
+	if (cg_write(c->alloc, "memory.zswap.writeback", "0") ||
+	    cg_write(c->neighbour, "memory.zswap.writeback", "0"))
+		return -1;
+	return 0;
+}
+
+static void phase_others(void)
+{
+	long long scan0, wait0, wb0, def0, thr0, inp0;
+	int rd = -1, wr = -1, ard = -1, awr = -1, nrd = -1, nwr = -1;
+	struct ot_cgroups c = { NULL, NULL, NULL, NULL };
+	struct ot_figures o = { .ooms = -1 };
+	int status = 0, nstatus = 0, msg;
+	struct shr_figures f = { 0 };
+	struct ot_arg aa, na;
+	bool traced, sampled;
+	char why[512] = "";
+	pid_t pid, apid, npid;
+	struct wl_arg wa;
+	struct stat st;
+	uint64_t end;
+
+	if (!ctx.sib_running) {
+		if (spawn_siblings(why, sizeof(why))) {
+			fail_others_phase(why);
+			return;
+		}
+		ksft_print_msg("others: sibling writers restarted\n");
+	}
+	if (zs_param_set("shrinker_enabled", "Y")) {
+		fail_others_phase("cannot enable the zswap shrinker");
+		return;
+	}
+	if (others_cgroups(&c) || stat(c.own, &st)) {
+		fail_others_phase("cannot create and configure the cgroups");
+		goto out;
+	}
+	if (alloc_size(&aa.size, why, sizeof(why))) {
+		fail_others_phase(why);
+		goto out;
+	}
+	aa.pause_ms = 0;
+	na.size = OT_NEIGHBOUR_ALLOC;
+	na.pause_ms = OT_NEIGHBOUR_PAUSE_MS;
+	find_kswapd();
+	if (!smp.nr_kswapd) {
+		fail_others_phase("no kswapd thread found in /proc");
+		goto out;
+	}
+
+	/* all three cases count the shrinker's calls: no trace, no verdict */
+	if (shr_trace_start(why, sizeof(why))) {
+		set_result(CASE_OTHERS, KSFT_SKIP, "%s", why);
+		set_result(CASE_NR_DEFERRED, KSFT_SKIP, "%s", why);
+		set_result(CASE_OUTCOMES, KSFT_SKIP, "%s", why);
+		goto out;
+	}
+
+	scan0 = vmstat_or("pgscan_kswapd");
+	def0 = zs_debugfs_or("deferred_wb_pages", 0);
+	thr0 = zs_debugfs_or("inplace_wb_throttled_pages", 0);
+	inp0 = zs_debugfs_or("inplace_wb_pages", 0);
+	wait0 = zs_io_stat(c.own, &ctx.disk, "cost.wait");
+	wb0 = zs_memstat_or(c.own, "zswpwb", 0);
+	pid = start_workload(c.own, &wa, WL_ALLOC, OT_WINDOW_MS + 60000,
+			     &rd, &wr);
+	apid = zs_cg_spawn_piped(c.alloc, alloc_fn, &aa, &aa.from_parent,
+				 &aa.to_parent, &ard, &awr);
+	npid = zs_cg_spawn_piped(c.neighbour, alloc_fn, &na, &na.from_parent,
+				 &na.to_parent, &nrd, &nwr);
+	smp.own = pid;
+	smp.alloc = apid;
+	smp.neighbour = npid;
+	sampled = pid > 0 && apid > 0 && npid > 0 &&
+		  !pthread_create(&smp.thread, NULL, sampler_fn, NULL);
+	smp.started = sampled;
+	if (!sampled)
+		fail_others_phase("cannot start a workload or the sampling thread");
+	else
+		ksft_print_msg("others: allocator %zu M, neighbour %zu M under %zu M, %d kswapd\n",
+			       aa.size >> 20, na.size >> 20, OT_PARENT_MAX >> 20,
+			       smp.nr_kswapd);
+
+	/* The window: the workload need not finish, only go on. */
+	end = zs_now_ms() + OT_WINDOW_MS;
+	while (sampled && zs_now_ms() < end) {
+		msg = zs_wait_for_msg(ard, 1000);
+		if (msg == 'P')
+			ksft_print_msg("others: allocator's first pass done at %.1f s\n",
+				       (OT_WINDOW_MS - (long long)(end - zs_now_ms())) / 1000.0);
+		else if (msg != -ETIMEDOUT)
+			break;
+	}
+	sampler_stop();
+
+	o.scan_kswapd = vmstat_or("pgscan_kswapd") - scan0;
+	o.deferred = zs_debugfs_or("deferred_wb_pages", 0) - def0;
+	o.inplace_thr = zs_debugfs_or("inplace_wb_throttled_pages", 0) - thr0;
+	o.inplace = zs_debugfs_or("inplace_wb_pages", 0) - inp0;
+	o.own_wait = zs_io_stat(c.own, &ctx.disk, "cost.wait") - wait0;
+	o.own_wb = zs_memstat_or(c.own, "zswpwb", 0) - wb0;
+	traced = !shr_trace_read(SHR_START, st.st_ino, false, &f) &&
+		 !shr_trace_read(SHR_END, st.st_ino, true, &f);
+	shr_trace_stop();
+	if (!traced && sampled)
+		fail_others_phase("cannot read the hists of " SHR_INST);
+
+	zs_cg_key(c.own, "memory.events", "oom_kill", &o.ooms);
+	o.own_alive = pid > 0 && !waitpid(pid, &status, WNOHANG);
+	if (apid > 0)
+		zs_child_stop(apid, awr, &o.alloc_status, OT_EXIT_MS);
+	if (npid > 0)
+		zs_child_stop(npid, nwr, &nstatus, OT_EXIT_MS);
+	o.alloc_status |= nstatus;
+	if (pid > 0) {
+		if (o.own_alive)
+			kill(pid, SIGKILL);
+		zs_child_stop(pid, wr, &status, WL_EXIT_MS);
+	}
+
+	if (sampled && traced) {
+		check_others(&o, &f);
+		check_nr_deferred(&f);
+		check_outcomes(&o);
+	}
+out:
+	sampler_stop();
+	zs_run_cleanup(c.neighbour, nrd, nwr);
+	zs_run_cleanup(c.own, rd, wr);
+	zs_run_cleanup(c.alloc, ard, awr);
+	zs_run_cleanup(c.parent, -1, -1);
+}
+
+/*
+ * Test 5, second part: the global pool limit (max_pool_percent) is
+ * written back by shrink_worker() on shrink_wq, and zswap_store() takes
+ * no stores until it has run; lruvec work sits in iocost for as long as
+ * its cgroup's budget says. Beside a cgroup at io.weight 1 whose lruvec
+ * work is held for seconds at a time, with the pool limit low enough that
+ * the cgroup's own stores hit it, shrink_worker must still start soon
+ * after each time it is queued: the latency from
+ * workqueue:workqueue_queue_work to workqueue_execute_start (a synthetic
+ * event, in buckets of PL_START_BUCKET_US) stays under PL_START_MAX_MS,
+ * and every queueing but one in flight was followed by a start. That
+ * fails when lruvec work shares shrink_wq's single active slot. The
+ * latency includes a wait for shrink_worker's own run when it is queued
+ * again while it runs (unthrottled writes, well under the bound).
+ */
+#define PL_HELD_WEIGHT		"1"
+#define PL_HELD_POOL_PCT	"1"
+#define PL_HELD_MS		45000
+#define PL_START_MAX_MS		10000
+#define PL_START_BUCKET_US	500000
+
+#define WQ_INST			TRACEFS "/instances/zswap_selftest_wq"
+#define WQ_QUEUE		WQ_INST "/events/workqueue/workqueue_queue_work"
+#define WQ_START		WQ_INST "/events/workqueue/workqueue_execute_start"
+#define WQ_LAT_NAME		"zswap_selftest_shrink_lat"
+#define WQ_LAT			WQ_INST "/events/synthetic/" WQ_LAT_NAME
+#define SYNTH_EVENTS		TRACEFS "/synthetic_events"
+
+static struct trigger wq_queue, wq_start, wq_lat;
+static bool wq_lat_defined;
+
+static void wq_trace_stop(void)
+{
+	trigger_clear(&wq_lat);
+	trigger_clear(&wq_start);
+	trigger_clear(&wq_queue);
+	rmdir(WQ_INST);
+	if (wq_lat_defined && !zs_write_file(SYNTH_EVENTS, "!" WQ_LAT_NAME))
+		wq_lat_defined = false;
+}
+
+static int wq_trace_start(char *why, size_t len)
+{
+	unsigned long long addr;
+	int ret;
+
+	if (ksym_addr("shrink_worker", &addr, why, len) ||
+	    tracefs_ready(why, len))
+		return -1;
+	zs_on_cleanup(wq_trace_stop);
+	ret = zs_write_file(SYNTH_EVENTS, WQ_LAT_NAME " u64 lat");
+	if (ret) {
+		snprintf(why, len, "cannot define a synthetic event (CONFIG_SYNTH_EVENTS): %s",
+			 strerror(-ret));
+		return -1;
+	}
+	wq_lat_defined = true;
+	if (trace_instance(WQ_INST, why, len))
+		return -1;
+	/* queued on one CPU, started on another: a clock good across CPUs */
+	ret = zs_write_file(WQ_INST "/trace_clock", "mono");
+	if (ret) {
+		snprintf(why, len, "cannot set the mono trace clock: %s",
+			 strerror(-ret));
+		return -1;
+	}
+	if (trigger_set(&wq_queue, WQ_QUEUE, why, len,
+			"hist:keys=work:vals=hitcount:ts0=common_timestamp.usecs if function == 0x%llx",
+			addr) ||
+	    trigger_set(&wq_start, WQ_START, why, len,
+			"hist:keys=work:lat=common_timestamp.usecs-$ts0:onmatch(workqueue.workqueue_queue_work).trace(%s,$lat) if function == 0x%llx",
+			WQ_LAT_NAME, addr))
+		return -1;
+	return trigger_set(&wq_lat, WQ_LAT, why, len,
+			   "hist:keys=lat.buckets=%d:vals=hitcount:sort=lat",
+			   PL_START_BUCKET_US);
+}
+
+/*
+ * Adds up "hitcount: N" of a hist; *@max_key: the highest "KEY: ~ A-" seen.
+ * A key above LLONG_MAX is a negative difference of timestamps (a queueing
+ * that raced with the start it was matched to): counted, never the max.
+ */
+static int hist_counts(const char *event, const char *key, long long *hits,
+		       long long *max_key)
+{
+	unsigned long long k;
+	char path[PATH_MAX], buf[16384], *line, *save, *p;
+	char pat[64];
+
+	snprintf(path, sizeof(path), "%s/hist", event);
+	if (zs_read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	snprintf(pat, sizeof(pat), "%s: ~ ", key);
+	*hits = 0;
+	*max_key = -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		p = strstr(line, "hitcount:");
+		if (!p || line[0] == '#')
+			continue;
+		*hits += strtoll(p + 9, NULL, 10);
+		p = strstr(line, pat);
+		if (!p)
+			continue;
+		k = strtoull(p + strlen(pat), NULL, 10);
+		if (k <= LLONG_MAX && (long long)k > *max_key)
+			*max_key = k;
+	}
+	return 0;
+}
+
+/*
+ * Test 5, second part. Returns 0 when it held, -1 when it did not and 1
+ * when the environment lacks what it needs; either says why.
+ */
+static int pool_limit_beside_held_worker(char *why, size_t len)
+{
+	long long queued = -1, started = -1, max_lat = -1, dummy, hits0, hits1;
+	int rd = -1, wr = -1, status = 0, mark, ret = -1;
+	struct wl_arg wa;
+	uint64_t end;
+	pid_t pid;
+	char *cg;
+
+	mark = zs_knobs_mark();
+	cg = zs_cg_create(env.cgroot, "zswap_iocost_held");
+	if (!cg || cg_write_numeric(cg, "memory.max", WL_MEM_MAX) ||
+	    cg_write(cg, "io.weight", PL_HELD_WEIGHT)) {
+		snprintf(why, len, "cannot create and configure the held cgroup");
+		goto out;
+	}
+	if (zs_param_set("shrinker_enabled", "Y") ||
+	    zs_param_set("max_pool_percent", PL_HELD_POOL_PCT)) {
+		snprintf(why, len, "cannot set shrinker_enabled and max_pool_percent");
+		goto out;
+	}
+	if (wq_trace_start(why, len)) {
+		ret = 1;
+		goto out;
+	}
+	hits0 = zs_debugfs_or("pool_limit_hit", 0);
+	pid = start_workload(cg, &wa, WL_ALLOC, PL_HELD_MS, &rd, &wr);
+	if (pid < 0) {
+		snprintf(why, len, "cannot start the held cgroup's workload");
+		goto out;
+	}
+	/* the window, or until the workload is done */
+	end = zs_now_ms() + PL_HELD_MS;
+	while (zs_now_ms() < end && zs_wait_for_msg(rd, end - zs_now_ms()) == 'P')
+		;
+	hits1 = zs_debugfs_or("pool_limit_hit", 0);
+	if (hist_counts(WQ_QUEUE, "work", &queued, &dummy) ||
+	    hist_counts(WQ_LAT, "lat", &started, &max_lat)) {
+		snprintf(why, len, "cannot read the hists of %s", WQ_INST);
+		kill(pid, SIGKILL);
+		zs_child_stop(pid, wr, &status, WL_EXIT_MS);
+		goto out;
+	}
+	wq_trace_stop();
+	kill(pid, SIGKILL);
+	zs_child_stop(pid, wr, &status, WL_EXIT_MS);
+
+	ksft_print_msg("pool limit, held worker: pool_limit_hit +%lld\n",
+		       hits1 - hits0);
+	ksft_print_msg("pool limit, held worker: shrink_worker queued %lld, started %lld\n",
+		       queued, started);
+	ksft_print_msg("pool limit, held worker: longest start in [%lld, %lld) ms (bound %d ms)\n",
+		       max_lat / 1000, (max_lat + PL_START_BUCKET_US) / 1000,
+		       PL_START_MAX_MS);
+	if (queued <= 0 || hits1 <= hits0)
+		snprintf(why, len,
+			 "shrink_worker queued %lld times, pool_limit_hit +%lld: expected the global pool limit hit",
+			 queued, hits1 - hits0);
+	else if (started < queued - 1)
+		snprintf(why, len,
+			 "shrink_worker started %lld times after %lld queueings: held behind lruvec work",
+			 started, queued);
+	else if (max_lat + PL_START_BUCKET_US > PL_START_MAX_MS * 1000LL)
+		snprintf(why, len,
+			 "shrink_worker waited up to %lld ms to start, expected < %d ms: held behind lruvec work",
+			 max_lat / 1000, PL_START_MAX_MS);
+	else
+		ret = 0;
+out:
+	wq_trace_stop();
+	zs_knobs_restore(mark);
+	zs_run_cleanup(cg, rd, wr);
+	return ret;
+}
+
+/*
  * Test 5: with the shrinker off, the only writeback is memory.zswap.max's,
  * which the series leaves unthrottled: under the same contention the
  * pool is held at its limit, stores go on, and none of it waits in iocost.
@@ -870,16 +1868,15 @@ static void phase_pool_limit(void)
 	long long slack = (env.nr_cpus + 2) * env.page_size;
 	long long out_p = -1, out_d = -1, wb = -1, wait, indebt, ooms = -1;
 	struct zs_peak pk = { 0 };
-	int msg, rd = -1, wr = -1, status = 0;
+	int msg, rd = -1, wr = -1, status = 0, ret;
 	uint64_t t0, t_p = 0, t_d = 0;
+	char why[512];
 	struct wl_arg wa;
 	pid_t pid;
 	char *cg;
 
 	/* The shrinker phase stops the sibling when it overruns its bound. */
 	if (!ctx.sib_running) {
-		char why[256];
-
 		if (spawn_siblings(why, sizeof(why))) {
 			set_result(CASE_POOL_LIMIT, KSFT_FAIL, "%s", why);
 			return;
@@ -972,6 +1969,12 @@ static void phase_pool_limit(void)
 		set_result(CASE_POOL_LIMIT, KSFT_PASS, "");
 out:
 	zs_run_cleanup(cg, rd, wr);
+	if (result[CASE_POOL_LIMIT].res != KSFT_PASS)
+		return;
+	ret = pool_limit_beside_held_worker(why, sizeof(why));
+	if (ret)
+		set_result(CASE_POOL_LIMIT, ret > 0 ? KSFT_SKIP : KSFT_FAIL,
+			   "%s", why);
 }
 
 /*
@@ -1181,6 +2184,11 @@ int main(void)
 	report(CASE_THROTTLED);
 	report(CASE_DEFERRED);
 	report(CASE_NO_OOM);
+
+	phase_others();
+	report(CASE_OTHERS);
+	report(CASE_NR_DEFERRED);
+	report(CASE_OUTCOMES);
 
 	phase_pool_limit();
 	report(CASE_POOL_LIMIT);
