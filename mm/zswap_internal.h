@@ -173,6 +173,9 @@ unsigned long zswap_lru_walk(struct mem_cgroup *memcg, int nid,
 void zswap_walk_note_cpu(struct zswap_walk *walk, int before, int after);
 bool zswap_wb_drain_all(const struct zswap_walk *walk, int cpu);
 void zswap_wb_lru_drain(const struct zswap_walk *walk);
+void zswap_wb_folio_to_lru(struct folio *folio);
+bool zswap_wb_lru_before_write(const struct swap_info_struct *si,
+			       struct folio *folio);
 unsigned long zswap_walk_batch(struct mem_cgroup *memcg, int nid,
 			       struct zswap_walk *walk, unsigned long *nr_to_walk);
 unsigned long zswap_lru_len(struct mem_cgroup *memcg, int nid);

@@ -35,6 +35,9 @@ MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
  * @drains: LRU-add drains (zswap_wb_lru_drain())
  * @drain_submits: @submits at the last drain
  * @drain_plugged: drains made under a block plug
+ * @lru_puts: folios put on the LRU before their write was queued
+ *	(zswap_wb_folio_to_lru())
+ * @lru_put_folio: the last of them
  */
 struct zswap_test_dev {
 	struct swap_info_struct sis;
@@ -46,6 +49,8 @@ struct zswap_test_dev {
 	unsigned int drains;
 	unsigned int drain_submits;
 	unsigned int drain_plugged;
+	unsigned int lru_puts;
+	struct folio *lru_put_folio;
 };
 
 static void zswap_test_dev_submit_write(struct swap_io_ctx *io)
@@ -88,6 +93,15 @@ static void zswap_test_drain_stub(const struct zswap_walk *walk)
 		d->drain_plugged++;
 }
 
+/* Stands in for zswap_wb_folio_to_lru(): counts, and which folio. */
+static void zswap_test_folio_to_lru_stub(struct folio *folio)
+{
+	struct zswap_test_dev *d = zswap_test_dev_of(kunit_get_current_test());
+
+	d->lru_puts++;
+	d->lru_put_folio = folio;
+}
+
 static int zswap_test_dev_init(struct kunit *test, struct zswap_test_dev *d)
 {
 	struct kunit_resource *res;
@@ -97,6 +111,8 @@ static int zswap_test_dev_init(struct kunit *test, struct zswap_test_dev *d)
 	if (!res)
 		return -ENOMEM;
 	kunit_activate_static_stub(test, zswap_wb_lru_drain, zswap_test_drain_stub);
+	kunit_activate_static_stub(test, zswap_wb_folio_to_lru,
+				   zswap_test_folio_to_lru_stub);
 	return kunit_add_named_resource(test, NULL, NULL, res, "zswap_test_dev", d);
 }
 
@@ -849,6 +865,49 @@ static void zswap_test_zswap_wb_drain_all_per_cpu(struct kunit *test)
 
 #define ZSWAP_TEST_FOLIO	((struct folio *)0x464f4c49UL)
 
+struct zswap_test_sync_case {
+	const char *name;
+	unsigned long flags;
+	bool before;
+};
+
+static const struct zswap_test_sync_case zswap_test_sync_cases[] = {
+	/* an asynchronous block device: the batch's drain comes in time */
+	{ "async_bdev", SWP_USED | SWP_WRITEOK | SWP_BLKDEV, false },
+	/* a swap file: its writes end after their submission too */
+	{ "swapfile", SWP_USED | SWP_WRITEOK | SWP_ACTIVATED, false },
+	/* zram and the like: the write ends inside its submission */
+	{ "sync_bdev", SWP_USED | SWP_WRITEOK | SWP_BLKDEV | SWP_SYNCHRONOUS_IO, true },
+	/* other properties of a synchronous device do not change that */
+	{ "sync_discard", SWP_USED | SWP_WRITEOK | SWP_BLKDEV | SWP_DISCARDABLE |
+	  SWP_SOLIDSTATE | SWP_SYNCHRONOUS_IO, true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_sync, zswap_test_sync_cases, name);
+
+/*
+ * A write that ends inside its submission needs its folio on the LRU
+ * before it is queued; the batch's drain would come after it ended and
+ * the folio would miss folio_rotate_reclaimable().
+ */
+static void zswap_test_zswap_wb_lru_before_write_rule(struct kunit *test)
+{
+	const struct zswap_test_sync_case *c = test->param_value;
+	struct zswap_test_lru *t = test->priv;
+	struct swap_info_struct *si;
+
+	si = kunit_kzalloc(test, sizeof(*si), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, si);
+	si->flags = c->flags;
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_lru_before_write(si, ZSWAP_TEST_FOLIO), c->before);
+	KUNIT_EXPECT_EQ(test, t->dev.lru_puts, c->before ? 1 : 0);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev.lru_put_folio,
+			    c->before ? ZSWAP_TEST_FOLIO : NULL);
+	/* the batch's drain is not this rule's business */
+	KUNIT_EXPECT_EQ(test, t->dev.drains, 0);
+}
+
 /* Stands in for the swap cache allocation: scripted, recorded. */
 static struct folio *zswap_test_alloc_stub(swp_entry_t swpentry, gfp_t gfp)
 {
@@ -1005,6 +1064,8 @@ static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_walk_note_cpu_migration),
 	KUNIT_CASE_PARAM(zswap_test_zswap_wb_drain_all_per_cpu,
 			 zswap_test_drain_gen_params),
+	KUNIT_CASE_PARAM(zswap_test_zswap_wb_lru_before_write_rule,
+			 zswap_test_sync_gen_params),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_one_write_per_chunk),
 	KUNIT_CASE_PARAM(zswap_test_zswap_wb_alloc_folio_rule,
 			 zswap_test_alloc_gen_params),
