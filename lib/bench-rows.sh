@@ -10,9 +10,15 @@
 #                  session as the other rows (the host's speed drifts
 #                  between sessions)
 #   patches1-5     the series up to "scan each entry at most once per shrink
-#                  call": no batching, plugging or rotation
-#   patches1-6     up to the batching (no plug, no rotation)
-#   patches1-7     up to the plug (no rotation)
+#                  call": no batching or plugging; the rotation fix in
+#                  its per-entry form (patch 1)
+#   patches1-6     up to the batching (no plug, rotation per entry)
+#   patches1-7     up to the plug (rotation per entry)
+#                  (The row names are those of the series before the
+#                  rotation fix moved first; they are found by subject,
+#                  so they now end at patches 6, 7 and 8. The results of
+#                  2026-11-30 in docs/results.md predate the move: there
+#                  these rows had no rotation fix at all.)
 #   fallback-never the tip, but the shrinker never falls back from deferral
 #                  (zswap_wb_struggling() returns false: no safety net)
 #   fallback-busy  the tip, but every back-off falls back (returns true:
