@@ -12,19 +12,22 @@
 #   patches1-5     the series up to "scan each entry at most once per shrink
 #                  call": no batching or plugging; the rotation fix in
 #                  its per-entry form (patch 1)
-#   patches1-6     up to the batching (no plug, rotation per entry)
-#   patches1-7     up to the plug (rotation per entry)
+#   patches1-6     up to the batching (rotation per entry)
 #                  (The row names are those of the series before the
 #                  rotation fix moved first; they are found by subject,
-#                  so they now end at patches 6, 7 and 8. The results of
+#                  so they now end at patches 6 and 7. The results of
 #                  2026-11-30 in docs/results.md predate the move: there
-#                  these rows had no rotation fix at all.)
+#                  these rows had no rotation fix at all, and a row
+#                  patches1-7 ended at v1's plug, dropped since.)
+#   plug           the tip with v1's block plug around each batched walk
+#                  (zswap_walk_batch()), the drain still before the
+#                  submission
 #   fallback-never the tip, but the shrinker never falls back from deferral
 #                  (zswap_wb_struggling() returns false: no safety net)
 #   fallback-busy  the tip, but every back-off falls back (returns true:
 #                  the reclaimer waits for the worker or writes in place
 #                  whenever a claim is pending)
-# The fallback rows are commits made here (branch bench/<row> of
+# The fallback and plug rows are commits made here (branch bench/<row> of
 # build/linux, on top of branch series, nothing else changed); the
 # patchesN rows are commits of branch series, found by their subjects.
 #
@@ -36,9 +39,26 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-ALL_ROWS="tip patches1-5 patches1-6 patches1-7 fallback-never fallback-busy"
+ALL_ROWS="tip patches1-5 patches1-6 plug fallback-never fallback-busy"
 STRUGGLING='	return busy > ZSWAP_WB_BUSY_MAX ||
 	       time_after(now, claimed_at + ZSWAP_WB_LAG);'
+BATCH='	unsigned long freed = zswap_lru_walk(memcg, nid, walk, nr_to_walk);
+
+	if (freed)
+		zswap_wb_lru_drain(walk);
+	swap_write_submit(&walk->io);
+	return freed;'
+PLUGGED='	struct blk_plug plug;
+	unsigned long freed;
+
+	blk_start_plug(&plug);
+	freed = zswap_lru_walk(memcg, nid, walk, nr_to_walk);
+	if (freed)
+		zswap_wb_lru_drain(walk);
+	swap_write_submit(&walk->io);
+	blk_finish_plug(&plug);
+	return freed;'
+INCLUDE='#include <linux/zsmalloc.h>'
 
 usage() {
 	die "usage: lib/bench-rows.sh [--rounds N] [--sibling-weight W] [ROW...] (rows: $ALL_ROWS)"
@@ -53,26 +73,31 @@ series_commit() {
 	echo "$c"
 }
 
-# variant ROW EXPR: branch bench/ROW, the tip with zswap_wb_struggling()
-# returning EXPR; made with a private index, so build/linux's work tree
-# and index are untouched. Prints its commit.
+# variant ROW OLD NEW [OLD NEW...]: branch bench/ROW, the tip with each
+# text OLD of mm/zswap.c (which must occur once) replaced by NEW; made
+# with a private index, so build/linux's work tree and index are
+# untouched. Prints its commit.
 variant() {
-	local row=$1 expr=$2 blob tree commit idx
+	local row=$1 blob tree commit idx
+	shift
 	idx=$(mktemp)
-	blob=$(git -C "$TREE" show "$SERIES_BRANCH:mm/zswap.c" |
-		STRUGGLING=$STRUGGLING EXPR=$expr /usr/bin/python3 -c '
-import os, sys
-s, old = sys.stdin.read(), os.environ["STRUGGLING"]
-if s.count(old) != 1:
-    sys.exit("bench-rows: zswap_wb_struggling() is not as expected")
-sys.stdout.write(s.replace(old, "\treturn %s;" % os.environ["EXPR"]))' |
-		git -C "$TREE" hash-object -w --stdin)
+	git -C "$TREE" show "$SERIES_BRANCH:mm/zswap.c" |
+		/usr/bin/python3 -c '
+import sys
+s, pairs = sys.stdin.read(), sys.argv[2:]
+for old, new in zip(pairs[::2], pairs[1::2]):
+    if s.count(old) != 1:
+        sys.exit("bench-rows: row %s: mm/zswap.c at the tip is not as expected:\n%s" % (sys.argv[1], old))
+    s = s.replace(old, new)
+sys.stdout.write(s)' "$row" "$@" >"$idx.c" || { rm -f "$idx" "$idx.c"; exit 1; }
+	blob=$(git -C "$TREE" hash-object -w "$idx.c")
+	rm -f "$idx.c"
 	GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$SERIES_BRANCH"
 	GIT_INDEX_FILE=$idx git -C "$TREE" update-index --cacheinfo "100644,$blob,mm/zswap.c"
 	tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
 	rm -f "$idx"
 	commit=$(git -C "$TREE" commit-tree "$tree" -p "$SERIES_BRANCH" \
-		-m "bench row $row: zswap_wb_struggling() returns $expr")
+		-m "bench row $row")
 	git -C "$TREE" branch -f "bench/$row" "$commit"
 	echo "$commit"
 }
@@ -82,9 +107,10 @@ row_commit() {
 	tip) git -C "$TREE" rev-parse --verify "$SERIES_BRANCH^{commit}" ;;
 	patches1-5) series_commit "mm: zswap: scan each entry at most once per shrink call" ;;
 	patches1-6) series_commit "mm: zswap: batch the writeback IO of an LRU walk" ;;
-	patches1-7) series_commit "mm: zswap: plug the writeback IO of an LRU walk" ;;
-	fallback-never) variant "$1" false ;;
-	fallback-busy) variant "$1" true ;;
+	plug) variant "$1" "$BATCH" "$PLUGGED" "$INCLUDE" "$INCLUDE
+#include <linux/blkdev.h>" ;;
+	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
+	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;
 	*) usage ;;
 	esac
 }

@@ -43,8 +43,12 @@ do_export() {
 	[ "$n" -gt 0 ] || die "build/linux has no commits on $BASE_TAG"
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
-	git_tree format-patch -q --cover-letter --base="$BASE_TAG" --no-signature \
-		--zero-commit -o "$tmp" "$BASE_TAG"..HEAD
+	# The cover letter is signed by the series' author, not by whoever
+	# runs the export (format-patch takes it from the committer).
+	GIT_COMMITTER_NAME=$(git_tree log -1 --format=%an HEAD) \
+	GIT_COMMITTER_EMAIL=$(git_tree log -1 --format=%ae HEAD) \
+		git_tree format-patch -q --cover-letter --base="$BASE_TAG" \
+		--no-signature --zero-commit -o "$tmp" "$BASE_TAG"..HEAD
 	if [ -f "$PATCHES/$COVER" ]; then
 		subject=$(cover_subject "$PATCHES/$COVER")
 		cover_blurb "$PATCHES/$COVER" >"$tmp/blurb"

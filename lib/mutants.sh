@@ -59,7 +59,8 @@ scratch_tree() {
 		git -C "$TREE" worktree prune
 		git -C "$TREE" worktree add -q --detach "$SRC" "$tip"
 	fi
-	git -C "$SRC" checkout -q --detach "$tip"
+	# -f: a run that was interrupted may have left a mutation applied
+	git -C "$SRC" checkout -q -f --detach "$tip"
 	git -C "$SRC" reset -q --hard
 }
 

@@ -31,10 +31,8 @@ MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
  * @submits: writes submitted
  * @pages: folios in them
  * @background: submitted writes whose bio would carry REQ_BACKGROUND
- * @plugged: submitted writes that went into a block plug
  * @drains: LRU-add drains (zswap_wb_lru_drain())
  * @drain_submits: @submits at the last drain
- * @drain_plugged: drains made under a block plug
  * @lru_puts: folios put on the LRU before their write was queued
  *	(zswap_wb_folio_to_lru())
  * @lru_put_folio: the last of them
@@ -45,10 +43,8 @@ struct zswap_test_dev {
 	unsigned int submits;
 	unsigned int pages;
 	unsigned int background;
-	unsigned int plugged;
 	unsigned int drains;
 	unsigned int drain_submits;
-	unsigned int drain_plugged;
 	unsigned int lru_puts;
 	struct folio *lru_put_folio;
 };
@@ -61,8 +57,6 @@ static void zswap_test_dev_submit_write(struct swap_io_ctx *io)
 	d->pages += io->sio->nr_bvecs;
 	if (swap_write_opf(io) & REQ_BACKGROUND)
 		d->background++;
-	if (current->plug)
-		d->plugged++;
 }
 
 static const struct swap_ops zswap_test_dev_ops = {
@@ -89,8 +83,6 @@ static void zswap_test_drain_stub(const struct zswap_walk *walk)
 
 	d->drains++;
 	d->drain_submits = d->submits;
-	if (current->plug)
-		d->drain_plugged++;
 }
 
 /* Stands in for zswap_wb_folio_to_lru(): counts, and which folio. */
@@ -762,24 +754,10 @@ static void zswap_test_zswap_wb_chunks_one_write_per_chunk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->dev.pages, 3);
 }
 
-/* The walk's writes are submitted under a plug, gone when it returns. */
-static void zswap_test_zswap_walk_batch_plugs_the_walk(struct kunit *test)
-{
-	struct zswap_test_lru *t = test->priv;
-	unsigned long nr_to_walk = 4;
-	struct zswap_walk walk;
-
-	zswap_test_add_entries(test, 4, false, 0);
-	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
-
-	KUNIT_ASSERT_NULL(test, current->plug);
-	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 4);
-	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
-	KUNIT_EXPECT_EQ(test, t->dev.plugged, 1);
-	KUNIT_EXPECT_NULL(test, current->plug);
-}
-
-/* One drain per batch that wrote back, after its submission, in the plug. */
+/*
+ * One drain per batch that wrote back, before the batch's write is
+ * submitted, so that its folios are on the LRU before the write can end.
+ */
 static void zswap_test_zswap_walk_batch_drains_once_per_batch(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
@@ -791,8 +769,8 @@ static void zswap_test_zswap_walk_batch_drains_once_per_batch(struct kunit *test
 
 	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 8);
 	KUNIT_EXPECT_EQ(test, t->dev.drains, 1);
-	KUNIT_EXPECT_EQ(test, t->dev.drain_submits, 1);
-	KUNIT_EXPECT_EQ(test, t->dev.drain_plugged, 1);
+	KUNIT_EXPECT_EQ(test, t->dev.drain_submits, 0);
+	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
 }
 
 /* A walk that wrote nothing back allocated nothing to drain. */
@@ -1058,7 +1036,6 @@ static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_walk_batch_submits_past_errors),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_nothing_written_nothing_submitted),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_throttle_per_batch),
-	KUNIT_CASE(zswap_test_zswap_walk_batch_plugs_the_walk),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_drains_once_per_batch),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_no_drain_without_writeback),
 	KUNIT_CASE(zswap_test_zswap_walk_note_cpu_migration),
