@@ -990,17 +990,19 @@ out:
  * (zswap_wb_fallback_mode()). Every OT_SAMPLE_MS, /proc/PID/wchan of
  * kswapd, of the two allocators and of the workload is read. A task
  * waiting for an iocost budget sleeps in ioc_rqos_throttle() (get_wchan()
- * skips the scheduler's io_schedule()). kswapd and the allocators must
- * never be seen there. The allocators do no IO of their own that iocost
- * may hold: their memcgs have memory.zswap.writeback 0, their swap-out is
- * issued as root, their program text is locked in memory. Any wait of
- * theirs would be on the workload's budget. The control: in the same
- * window kswapd and the neighbour called the zswap shrinker on the
- * workload's memcg (test 13's hist trigger, keyed by task too), the
- * workload's budget was waited on (io.stat cost.wait rose) and its
- * entries were written back (zswpwb rose), so a throttled write by either
- * would have slept. The allocator's calls are printed: kswapd may keep it
- * out of direct reclaim.
+ * skips the scheduler's io_schedule()); its stack then says whose IO it
+ * is. kswapd and the allocators must never be seen there writing back.
+ * They write nothing back of their own: their memcgs have
+ * memory.zswap.writeback 0 and their swap-out is issued as root. Their
+ * own reads may wait, in their own cgroups: a swapin's readahead reads
+ * the slots around the fault, and those the workload's writeback filled
+ * are on the disk. Such waits are counted apart and allowed. The
+ * control: in the same window kswapd and the neighbour called the zswap
+ * shrinker on the workload's memcg (test 13's hist trigger, keyed by task
+ * too), the workload's budget was waited on (io.stat cost.wait rose) and
+ * its entries were written back (zswpwb rose), so a throttled write by
+ * either would have slept. The allocator's calls are printed: kswapd may
+ * keep it out of direct reclaim.
  *
  * Test 13, nr_deferred_bounded: see NR_DEFERRED_* below.
  */
@@ -1075,7 +1077,10 @@ static struct {
 	pid_t own;
 	long long samples[OT_NR];	/* wchan reads */
 	long long waits[OT_NR];		/* of which in ioc_rqos_throttle */
-	char stack[2048];		/* of the first kswapd/allocator wait */
+	long long wb_waits[OT_NR];	/* of those, for zswap writeback */
+	long long io_waits[OT_NR];	/* for IO of the task's own */
+	char stack[2048];		/* of the first others' writeback wait */
+	char io_stack[2048];		/* of the first others' own IO wait */
 } smp;
 
 /* 1 when @pid sleeps in iocost's throttle, 0 when not, -1 when gone. */
@@ -1092,9 +1097,30 @@ static int in_ioc_wait(pid_t pid)
 	       (!buf[len] || buf[len] == '.');
 }
 
-static void sample_task(pid_t pid, int who)
+/*
+ * Sort a wait in ioc_rqos_throttle() by the stack it has: 1 when zswap's
+ * writeback is on it (every writeback that reclaim does passes
+ * zswap_shrinker_scan()), 0 when not (the task's own IO), -1 when the task
+ * left the wait before its stack was read. A stack that cannot be read is
+ * taken as writeback: the case may not pass on what it could not see.
+ */
+static int ioc_wait_is_writeback(pid_t pid, char *stack, size_t len)
 {
 	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	if (zs_read_file(path, stack, len) < 0) {
+		snprintf(stack, len, "(no %s)", path);
+		return 1;
+	}
+	if (!strstr(stack, IOC_WAIT_SYM))
+		return -1;
+	return !!strstr(stack, "zswap_");
+}
+
+static void sample_task(pid_t pid, int who)
+{
+	char stack[sizeof(smp.stack)];
 	int ret;
 
 	if (pid <= 0)
@@ -1106,10 +1132,15 @@ static void sample_task(pid_t pid, int who)
 	if (!ret)
 		return;
 	smp.waits[who]++;
-	if (who != OT_OWN && !smp.stack[0]) {
-		snprintf(path, sizeof(path), "/proc/%d/stack", pid);
-		if (zs_read_file(path, smp.stack, sizeof(smp.stack)) < 0)
-			snprintf(smp.stack, sizeof(smp.stack), "(no %s)", path);
+	ret = ioc_wait_is_writeback(pid, stack, sizeof(stack));
+	if (ret > 0) {
+		smp.wb_waits[who]++;
+		if (who != OT_OWN && !smp.stack[0])
+			memcpy(smp.stack, stack, sizeof(stack));
+	} else if (!ret) {
+		smp.io_waits[who]++;
+		if (who != OT_OWN && !smp.io_stack[0])
+			memcpy(smp.io_stack, stack, sizeof(stack));
 	}
 }
 
@@ -1404,9 +1435,9 @@ static void check_others(const struct ot_figures *o,
 	int i;
 
 	for (i = 0; i < OT_NR; i++)
-		ksft_print_msg("others: %-26s %6lld samples, %5lld in %s\n",
+		ksft_print_msg("others: %-26s %6lld samples, %5lld in %s: %lld writing back, %lld own IO\n",
 			       ot_names[i], smp.samples[i], smp.waits[i],
-			       IOC_WAIT_SYM);
+			       IOC_WAIT_SYM, smp.wb_waits[i], smp.io_waits[i]);
 	ksft_print_msg("others: shrinker calls on the workload's memcg: %lld\n",
 		       f->calls);
 	ksft_print_msg("others: of which kswapd %lld, allocator %lld, neighbour %lld\n",
@@ -1417,16 +1448,19 @@ static void check_others(const struct ot_figures *o,
 		       o->own_wait, OT_MIN_WAIT_US, o->own_wb);
 	ksft_print_msg("others: pages deferred +%lld, in place throttled +%lld, not +%lld\n",
 		       o->deferred, o->inplace_thr, o->inplace);
+	if (smp.io_stack[0])
+		ksft_print_msg("others: stack of the first own IO wait of kswapd or an allocator:\n%s\n",
+			       smp.io_stack);
 	if (smp.stack[0])
-		ksft_print_msg("others: stack of the first kswapd/allocator wait:\n%s\n",
+		ksft_print_msg("others: stack of the first writeback wait of kswapd or an allocator:\n%s\n",
 			       smp.stack);
 
-	if (smp.waits[OT_KSWAPD] || smp.waits[OT_ALLOC] ||
-	    smp.waits[OT_NEIGHBOUR])
+	if (smp.wb_waits[OT_KSWAPD] || smp.wb_waits[OT_ALLOC] ||
+	    smp.wb_waits[OT_NEIGHBOUR])
 		set_result(CASE_OTHERS, KSFT_FAIL,
-			   "kswapd seen in %s %lld times, the allocator %lld, the neighbour %lld, expected 0: they slept on the workload's IO budget",
-			   IOC_WAIT_SYM, smp.waits[OT_KSWAPD], smp.waits[OT_ALLOC],
-			   smp.waits[OT_NEIGHBOUR]);
+			   "kswapd seen writing back in %s %lld times, the allocator %lld, the neighbour %lld, expected 0: they slept on the workload's IO budget",
+			   IOC_WAIT_SYM, smp.wb_waits[OT_KSWAPD],
+			   smp.wb_waits[OT_ALLOC], smp.wb_waits[OT_NEIGHBOUR]);
 	else if (!f->kswapd_calls || !f->neighbour_calls)
 		set_result(CASE_OTHERS, KSFT_FAIL,
 			   "zswap shrinker calls on the workload's memcg by kswapd %lld, by the neighbour %lld (pgscan_kswapd +%lld), expected both > 0: reclaim by others did not reach it",
