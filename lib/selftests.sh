@@ -146,6 +146,14 @@ case " $targets " in
 *" cgroup "*) select_args=" -o $(sed -n 's/^timeout=//p' "$tree/tools/testing/selftests/zswap/settings")" ;;
 esac
 for t in $tests; do
+	case " $targets " in
+	*" ${t%%:*} "*) ;;
+	*) die "TESTS: '$t' is not COLLECTION or COLLECTION:PROGRAM with COLLECTION one of: $targets (e.g. zswap:test_batch)" ;;
+	esac
+	case $t in *:*)
+		[ -e "$KST_SRC/${t%%:*}/${t#*:}.c" ] || [ -e "$KST_SRC/${t%%:*}/${t#*:}" ] ||
+			die "TESTS: no program ${t#*:} in $KST_SRC/${t%%:*}" ;;
+	esac
 	case $t in
 	*:*) select_args="$select_args -t $t" ;;
 	*) select_args="$select_args -c $t" ;;
