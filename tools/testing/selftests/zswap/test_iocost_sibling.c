@@ -1435,7 +1435,7 @@ static void check_others(const struct ot_figures *o,
 	int i;
 
 	for (i = 0; i < OT_NR; i++)
-		ksft_print_msg("others: %-26s %6lld samples, %5lld in %s: %lld writing back, %lld own IO\n",
+		ksft_print_msg("others: %-26s %6lld samples, %5lld in %s: wb %lld, own IO %lld\n",
 			       ot_names[i], smp.samples[i], smp.waits[i],
 			       IOC_WAIT_SYM, smp.wb_waits[i], smp.io_waits[i]);
 	ksft_print_msg("others: shrinker calls on the workload's memcg: %lld\n",
@@ -1449,10 +1449,10 @@ static void check_others(const struct ot_figures *o,
 	ksft_print_msg("others: pages deferred +%lld, in place throttled +%lld, not +%lld\n",
 		       o->deferred, o->inplace_thr, o->inplace);
 	if (smp.io_stack[0])
-		ksft_print_msg("others: stack of the first own IO wait of kswapd or an allocator:\n%s\n",
+		ksft_print_msg("others: first own IO wait of kswapd or an allocator:\n%s\n",
 			       smp.io_stack);
 	if (smp.stack[0])
-		ksft_print_msg("others: stack of the first writeback wait of kswapd or an allocator:\n%s\n",
+		ksft_print_msg("others: first writeback wait of kswapd or an allocator:\n%s\n",
 			       smp.stack);
 
 	if (smp.wb_waits[OT_KSWAPD] || smp.wb_waits[OT_ALLOC] ||
