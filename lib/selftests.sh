@@ -56,7 +56,7 @@ set -euo pipefail
 
 tree=$TREE result="" failed_list="" vm=${VM:-qemu} kernel=${KERNEL:-series}
 targets=${TARGETS:-zswap} tests=${TESTS:-}
-GUEST_TIMEOUT=${GUEST_TIMEOUT:-1200}
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-2400}
 GUEST_MEM=${GUEST_MEM:-1G}
 GUEST_CPUS=${GUEST_CPUS:-2}
 while [ $# -gt 0 ]; do

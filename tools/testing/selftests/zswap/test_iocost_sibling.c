@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * zswap writeback under iocost, with a sibling cgroup contending for the
- * swap disk at 10x the io.weight. Eight cases, in four phases:
+ * swap disk at 10x the io.weight. Ten cases, in five phases:
  *
  * Shrinker phase ("throttled, never killed"):
  * A workload whose compressed memory is charged to its own small cgroup
@@ -45,11 +45,22 @@
  * cgroup whose memory.zswap.max is far below its data; the pool is held,
  * stores go on, and its writeback does not wait in iocost. Then, shrinker
  * on, beside a cgroup at io.weight 1 whose lruvec work iocost holds, the
- * global pool limit's shrink_worker starts within a bound of being
- * queued (a synthetic event on the workqueue events).
- * References phase: dying_memcg_released: a cgroup is killed and removed
- * while its shrinker writeback is under way; its parent's
- * nr_dying_descendants returns to 0 within a bounded wait.
+ * global pool limit's shrink_worker starts while that work is still held
+ * (workqueue events in a trace instance); at least one queueing beside
+ * held lruvec work must be seen.
+ * References phase: dying_memcg_released: a cgroup at io.weight 1 whose
+ * lruvec work iocost holds, with a claim queued behind it, is removed
+ * with the claim pending (seen in the trace at rmdir; its workload moved
+ * out, killed after); its parent's nr_dying_descendants returns to 0
+ * within a bounded wait.
+ * Stop phase, the worker held by iocost (the work's runs seen in the
+ * trace):
+ *   worker_stops_on_writeback_disabled: memory.zswap.writeback=0 in the
+ *     first 0.2 s of a run (io.weight 100); zswpwb then rises by at most
+ *     the chunks under way (the worker's, one in place).
+ *   swapoff_races_worker: swapoff of the swap area while the work runs
+ *     (io.weight 1) succeeds, every page reads back intact, the area is
+ *     swapped on again.
  *
  * The sibling needs a target on the swap disk, from the environment:
  *   ZSWAP_SIBLING_DEV  a spare block device (e.g. partition) on that disk;
@@ -77,6 +88,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,9 +165,27 @@
 #define PL_BOUND_MS		150000
 #define PL_WAIT_MAX_US		1000000LL
 
-/* Test 7: how long to wait for writeback to start, then for the memcg. */
+/*
+ * Test 7: how long to wait for lruvec work with a claim behind it, how
+ * many tries, how long then for the memcg.
+ */
 #define DY_WB_MS		60000
+#define DY_TRIES		3
 #define DY_WAIT_MS		30000
+
+/*
+ * Tests 19a and 19b: how long to wait for running lruvec work and how
+ * many tries; 19a: how long zswpwb is watched, and one chunk's entries
+ * (SWAP_CLUSTER_MAX); 19b: how long swapoff may take.
+ */
+#define TG_WAIT_MS		60000
+#define TG_TRIES		3
+#define TG_AFTER_MS		10000
+#define TG_CHUNK		32
+#define TG_WEIGHT		WL_WEIGHT
+#define SO_WAIT_MS		60000
+#define SO_TRIES		3
+#define SO_MS			120000
 
 #define TRACEFS			"/sys/kernel/tracing"
 #define TRACE_INST		TRACEFS "/instances/zswap_selftest"
@@ -706,6 +736,8 @@ enum {
 	CASE_OUTCOMES,		/* 14 */
 	CASE_POOL_LIMIT,	/* 5 */
 	CASE_DYING,		/* 7 */
+	CASE_TOGGLE,		/* 19a */
+	CASE_SWAPOFF,		/* 19b */
 	NR_CASES,
 };
 
@@ -718,6 +750,8 @@ static const char * const case_names[NR_CASES] = {
 	[CASE_OUTCOMES] = "writeback_outcomes_counted",
 	[CASE_POOL_LIMIT] = "pool_limit_writeback_unthrottled",
 	[CASE_DYING] = "dying_memcg_released",
+	[CASE_TOGGLE] = "worker_stops_on_writeback_disabled",
+	[CASE_SWAPOFF] = "swapoff_races_worker",
 };
 
 static struct {
@@ -1703,113 +1737,408 @@ out:
 /*
  * Test 5, second part: the global pool limit (max_pool_percent) is
  * written back by shrink_worker() on shrink_wq, and zswap_store() takes
- * no stores until it has run; lruvec work sits in iocost for as long as
- * its cgroup's budget says. Beside a cgroup at io.weight 1 whose lruvec
- * work is held for seconds at a time, with the pool limit low enough that
- * the cgroup's own stores hit it, shrink_worker must still start soon
- * after each time it is queued: the latency from
- * workqueue:workqueue_queue_work to workqueue_execute_start (a synthetic
- * event, in buckets of PL_START_BUCKET_US) stays under PL_START_MAX_MS,
- * and every queueing but one in flight was followed by a start. That
- * fails when lruvec work shares shrink_wq's single active slot. The
- * latency includes a wait for shrink_worker's own run when it is queued
- * again while it runs (unthrottled writes, well under the bound).
+ * no stores until it has run; lruvec work (zswap_wb_work_fn) sits in
+ * iocost for as long as its cgroup's budget says. Beside a cgroup at
+ * io.weight 1 whose lruvec work iocost holds, with the pool limit low
+ * enough that the cgroup's own stores hit it, shrink_worker must start
+ * while that lruvec work is still held. A queueing counts from when
+ * shrink_worker was free to start (when queued, or when the run it was
+ * queued during ended); each one with a run of lruvec work in progress
+ * that went on for PL_HELD_MIN_MS or more after it must have started
+ * before that run ended. Where lruvec work shares shrink_wq's single
+ * active slot, shrink_worker starts only after it. At least one such
+ * queueing must be seen, or the case has shown nothing and fails. Every
+ * queueing but the last is followed by a start, within PL_START_MAX_MS.
+ * The times are the workqueue events of both functions, recorded in a
+ * trace instance of their own. Lruvec work is claimed only now and then
+ * (the pool is small): the workload runs again and again, and the window
+ * ends at PL_HELD_MS or once PL_HELD_ENOUGH such queueings were seen (the
+ * trace is looked at every PL_LOOK_MS meanwhile).
  */
 #define PL_HELD_WEIGHT		"1"
 #define PL_HELD_POOL_PCT	"1"
-#define PL_HELD_MS		45000
+#define PL_HELD_MS		150000
+#define PL_HELD_MIN_MS		1000
+#define PL_HELD_ENOUGH		1
+#define PL_LOOK_MS		2000
 #define PL_START_MAX_MS		10000
-#define PL_START_BUCKET_US	500000
+#define PL_TRACE_KB		"8192"
+#define PL_RUNS_MAX		65536
+#define PL_QUEUED_MAX		4096
 
 #define WQ_INST			TRACEFS "/instances/zswap_selftest_wq"
-#define WQ_QUEUE		WQ_INST "/events/workqueue/workqueue_queue_work"
-#define WQ_START		WQ_INST "/events/workqueue/workqueue_execute_start"
-#define WQ_LAT_NAME		"zswap_selftest_shrink_lat"
-#define WQ_LAT			WQ_INST "/events/synthetic/" WQ_LAT_NAME
-#define SYNTH_EVENTS		TRACEFS "/synthetic_events"
 
-static struct trigger wq_queue, wq_start, wq_lat;
-static bool wq_lat_defined;
+/*
+ * Enabled in this order, so that the start and end of every queueing
+ * recorded are recorded too.
+ */
+static const char * const wq_events[] = {
+	"workqueue_execute_end", "workqueue_execute_start", "workqueue_queue_work",
+};
 
 static void wq_trace_stop(void)
 {
-	trigger_clear(&wq_lat);
-	trigger_clear(&wq_start);
-	trigger_clear(&wq_queue);
 	rmdir(WQ_INST);
-	if (wq_lat_defined && !zs_write_file(SYNTH_EVENTS, "!" WQ_LAT_NAME))
-		wq_lat_defined = false;
 }
 
+/* Records the workqueue events of shrink_worker and of lruvec work. */
 static int wq_trace_start(char *why, size_t len)
 {
-	unsigned long long addr;
+	unsigned long long sw, wb;
+	char path[PATH_MAX], filter[128];
+	unsigned int i;
 	int ret;
 
-	if (ksym_addr("shrink_worker", &addr, why, len) ||
+	if (ksym_addr("shrink_worker", &sw, why, len) ||
+	    ksym_addr("zswap_wb_work_fn", &wb, why, len) ||
 	    tracefs_ready(why, len))
 		return -1;
 	zs_on_cleanup(wq_trace_stop);
-	ret = zs_write_file(SYNTH_EVENTS, WQ_LAT_NAME " u64 lat");
-	if (ret) {
-		snprintf(why, len, "cannot define a synthetic event (CONFIG_SYNTH_EVENTS): %s",
-			 strerror(-ret));
-		return -1;
-	}
-	wq_lat_defined = true;
 	if (trace_instance(WQ_INST, why, len))
 		return -1;
-	/* queued on one CPU, started on another: a clock good across CPUs */
+	/* queued on one CPU, run on another: a clock good across CPUs */
 	ret = zs_write_file(WQ_INST "/trace_clock", "mono");
+	if (!ret)
+		ret = zs_write_file(WQ_INST "/buffer_size_kb", PL_TRACE_KB);
+	/* read while it records: no event may be dropped meanwhile */
+	if (!ret)
+		ret = zs_write_file(WQ_INST "/options/pause-on-trace", "0");
 	if (ret) {
-		snprintf(why, len, "cannot set the mono trace clock: %s",
-			 strerror(-ret));
+		snprintf(why, len, "cannot set up trace instance %s: %s",
+			 WQ_INST, strerror(-ret));
 		return -1;
 	}
-	if (trigger_set(&wq_queue, WQ_QUEUE, why, len,
-			"hist:keys=work:vals=hitcount:ts0=common_timestamp.usecs if function == 0x%llx",
-			addr) ||
-	    trigger_set(&wq_start, WQ_START, why, len,
-			"hist:keys=work:lat=common_timestamp.usecs-$ts0:onmatch(workqueue.workqueue_queue_work).trace(%s,$lat) if function == 0x%llx",
-			WQ_LAT_NAME, addr))
+	snprintf(filter, sizeof(filter),
+		 "function == 0x%llx || function == 0x%llx", sw, wb);
+	for (i = 0; i < ARRAY_SIZE(wq_events); i++) {
+		snprintf(path, sizeof(path), "%s/events/workqueue/%s/filter",
+			 WQ_INST, wq_events[i]);
+		ret = zs_write_file(path, filter);
+		if (!ret) {
+			snprintf(path, sizeof(path), "%s/events/workqueue/%s/enable",
+				 WQ_INST, wq_events[i]);
+			ret = zs_write_file(path, "1");
+		}
+		if (ret) {
+			snprintf(why, len, "cannot trace workqueue:%s: %s",
+				 wq_events[i], strerror(-ret));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One run of an lruvec's work; times in us of the mono trace clock. */
+struct wb_run {
+	unsigned long long work;
+	long long start, end;		/* end: -1 while it runs */
+};
+
+/* One queueing of shrink_worker. */
+struct sw_queueing {
+	long long at;
+	/* at, or the end of the run it was queued during; -1 until then */
+	long long free_at;
+	long long start;		/* -1: not started */
+};
+
+/*
+ * The events of the trace, parsed. With @owner set, the lruvec work that
+ * task queues (its cgroup's, when it reclaims that cgroup only) is
+ * followed, and its state at the trace marker kept.
+ */
+struct wq_trace {
+	struct wb_run *runs;		/* in order of start */
+	struct sw_queueing *q;
+	int nr_runs, nr_q;
+	long long first, last;		/* the first and last event's time */
+	long long entries, written;	/* the trace's header */
+	bool sw_running, overflow;
+	pid_t owner;
+	unsigned long long owner_work;	/* 0 until it is seen queued */
+	long long owner_queued, owner_started;	/* the last of each */
+	long long mark;			/* the marker's time; 0: none */
+	bool pending_at_mark;		/* queued, not started, at the mark */
+};
+
+#define WQ_MARK			"zswap_selftest_mark"
+
+static void wq_event(struct wq_trace *t, const char *ev, long long now,
+		     unsigned long long work, bool sw, pid_t pid)
+{
+	struct sw_queueing *last = t->nr_q ? &t->q[t->nr_q - 1] : NULL;
+	int i;
+
+	if (!t->first)
+		t->first = now;
+	t->last = now;
+	if (!strncmp(ev, "queue_work:", 11) && !sw) {
+		if (t->owner && pid == t->owner)
+			t->owner_work = work;
+		if (work == t->owner_work)
+			t->owner_queued = now;
+	} else if (!strncmp(ev, "queue_work:", 11)) {
+		if (t->nr_q == PL_QUEUED_MAX) {
+			t->overflow = true;
+			return;
+		}
+		t->q[t->nr_q++] = (struct sw_queueing) {
+			.at = now, .free_at = t->sw_running ? -1 : now, .start = -1,
+		};
+	} else if (!strncmp(ev, "execute_start:", 14) && sw) {
+		t->sw_running = true;
+		/* one work: queueings and starts alternate */
+		if (last && last->start < 0)
+			last->start = now;
+	} else if (!strncmp(ev, "execute_end:", 12) && sw) {
+		t->sw_running = false;
+		if (last && last->free_at < 0)
+			last->free_at = now;
+	} else if (!strncmp(ev, "execute_start:", 14)) {
+		if (work == t->owner_work)
+			t->owner_started = now;
+		if (t->nr_runs == PL_RUNS_MAX) {
+			t->overflow = true;
+			return;
+		}
+		t->runs[t->nr_runs++] = (struct wb_run) {
+			.work = work, .start = now, .end = -1,
+		};
+	} else if (!strncmp(ev, "execute_end:", 12)) {
+		for (i = t->nr_runs - 1; i >= 0; i--) {
+			if (t->runs[i].work == work && t->runs[i].end < 0) {
+				t->runs[i].end = now;
+				break;
+			}
+		}
+	}
+}
+
+/* The time (us) and task of a trace line whose event starts at @ev. */
+static int wq_line_head(const char *line, const char *ev, long long *now,
+			pid_t *pid)
+{
+	unsigned long long sec, usec;
+	const char *p;
+
+	for (p = ev; p > line && p[-1] != ' '; p--)
+		;
+	if (sscanf(p, "%llu.%llu", &sec, &usec) != 2)
 		return -1;
-	return trigger_set(&wq_lat, WQ_LAT, why, len,
-			   "hist:keys=lat.buckets=%d:vals=hitcount:sort=lat",
-			   PL_START_BUCKET_US);
+	*now = sec * 1000000 + usec;
+	/* "comm-PID [CPU]": the comm may hold '-' and ' ' */
+	p = strstr(line, " [");
+	if (!p || p > ev)
+		return -1;
+	while (p > line && p[-1] == ' ')
+		p--;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	*pid = atoi(p);
+	return 0;
 }
 
 /*
- * Adds up "hitcount: N" of a hist; *@max_key: the highest "KEY: ~ A-" seen.
- * A key above LLONG_MAX is a negative difference of timestamps (a queueing
- * that raced with the start it was matched to): counted, never the max.
+ * Parses the instance's trace, lines like (one line)
+ *   kworker/u9:1-63 [001] ..... 812.104233: workqueue_execute_start:
+ *   work struct 00000000c2a9e1b4: function shrink_worker
+ * Returns 0, or -1 if it cannot be read.
  */
-static int hist_counts(const char *event, const char *key, long long *hits,
-		       long long *max_key)
+static int wq_trace_read(struct wq_trace *t)
 {
-	unsigned long long k;
-	char path[PATH_MAX], buf[16384], *line, *save, *p;
-	char pat[64];
+	char *line = NULL, *ev, *w, *fn;
+	unsigned long long work;
+	size_t cap = 0;
+	long long now;
+	pid_t pid;
+	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/hist", event);
-	if (zs_read_file(path, buf, sizeof(buf)) < 0)
+	/* what a read finds anew; the arrays and the owner stay */
+	*t = (struct wq_trace) {
+		.runs = t->runs, .q = t->q, .owner = t->owner,
+		.owner_queued = -1, .owner_started = -1,
+	};
+	f = fopen(WQ_INST "/trace", "r");
+	if (!f)
 		return -1;
-	snprintf(pat, sizeof(pat), "%s: ~ ", key);
-	*hits = 0;
-	*max_key = -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		p = strstr(line, "hitcount:");
-		if (!p || line[0] == '#')
+	while (getline(&line, &cap, f) > 0) {
+		if (line[0] == '#') {
+			ev = strstr(line, "entries-written:");
+			if (ev)
+				sscanf(ev + 16, "%lld/%lld", &t->entries, &t->written);
 			continue;
-		*hits += strtoll(p + 9, NULL, 10);
-		p = strstr(line, pat);
-		if (!p)
+		}
+		ev = strstr(line, ": tracing_mark_write: " WQ_MARK);
+		if (ev && !t->mark && !wq_line_head(line, ev, &now, &pid)) {
+			t->mark = now;
+			t->pending_at_mark = t->owner_work &&
+					     t->owner_queued > t->owner_started;
 			continue;
-		k = strtoull(p + strlen(pat), NULL, 10);
-		if (k <= LLONG_MAX && (long long)k > *max_key)
-			*max_key = k;
+		}
+		ev = strstr(line, ": workqueue_");
+		if (!ev || wq_line_head(line, ev, &now, &pid))
+			continue;
+		w = strstr(ev, "struct");
+		fn = strstr(ev, "function");
+		if (!w || !fn)
+			continue;
+		work = strtoull(w + 7, NULL, 16);
+		wq_event(t, ev + 12, now, work,
+			 !strncmp(fn + 9, "shrink_worker", 13), pid);
 	}
+	free(line);
+	fclose(f);
 	return 0;
+}
+
+struct wq_verdict {
+	int queued, started, unstarted;
+	int beside;			/* queueings beside held lruvec work */
+	int after;			/* of those, started after it ended */
+	long long longest_run, longest_start;	/* us */
+};
+
+static long long max_ll(long long a, long long b)
+{
+	return a > b ? a : b;
+}
+
+static long long wb_run_end(const struct wq_trace *t, const struct wb_run *r)
+{
+	return r->end < 0 ? t->last : r->end;
+}
+
+/*
+ * How long (us) the owner's lruvec work, running at the mark, went on
+ * after it (to the last event if it still runs); -1 if it was not running.
+ */
+static long long wq_owner_held_after_mark(const struct wq_trace *t)
+{
+	const struct wb_run *r;
+	int j;
+
+	for (j = t->nr_runs - 1; j >= 0; j--) {
+		r = &t->runs[j];
+		if (r->work != t->owner_work || r->start > t->mark)
+			continue;
+		if (r->end >= 0 && r->end <= t->mark)
+			return -1;
+		return wb_run_end(t, r) - t->mark;
+	}
+	return -1;
+}
+
+/*
+ * When (us) the owner's lruvec work started the run it is in, as far as
+ * the trace has it; -1 if it is not running.
+ */
+static long long wq_owner_run_start(const struct wq_trace *t)
+{
+	int j;
+
+	for (j = t->nr_runs - 1; j >= 0; j--)
+		if (t->runs[j].work == t->owner_work)
+			return t->runs[j].end < 0 ? t->runs[j].start : -1;
+	return -1;
+}
+
+/*
+ * Is the owner's lruvec work running as @w says? A run that finds
+ * nothing to do, or no memory for its folios, ends within microseconds:
+ * one seen running OWNER_BUSY_MS after its start writes, and one that
+ * has run for OWNER_HELD_MS is held (by iocost).
+ */
+enum owner_wait {
+	OWNER_FRESH,		/* started OWNER_BUSY_MS to OWNER_FRESH_MS ago */
+	OWNER_HELD,		/* running for OWNER_HELD_MS */
+	OWNER_HELD_QUEUED,	/* that, and claimed again behind the run */
+};
+
+#define OWNER_BUSY_MS		50
+#define OWNER_FRESH_MS		250
+#define OWNER_HELD_MS		500
+
+static bool wq_owner_is(const struct wq_trace *t, enum owner_wait w)
+{
+	long long start = t->owner_work ? wq_owner_run_start(t) : -1;
+	long long age_ms = (long long)zs_now_ms() - start / 1000;
+
+	if (start < 0)
+		return false;
+	switch (w) {
+	case OWNER_FRESH:
+		return age_ms >= OWNER_BUSY_MS && age_ms <= OWNER_FRESH_MS;
+	case OWNER_HELD:
+		return age_ms >= OWNER_HELD_MS;
+	case OWNER_HELD_QUEUED:
+		return age_ms >= OWNER_HELD_MS &&
+		       t->owner_queued > t->owner_started;
+	}
+	return false;
+}
+
+/*
+ * Waits up to @ms for the owner's lruvec work to be as @w says (the
+ * trace clock is CLOCK_MONOTONIC's). Returns 0 or -ETIMEDOUT.
+ */
+static int wq_wait_owner(struct wq_trace *t, enum owner_wait w, int ms)
+{
+	uint64_t end = zs_now_ms() + ms;
+
+	do {
+		if (!wq_trace_read(t) && wq_owner_is(t, w))
+			return 0;
+		zs_sleep_ms(w == OWNER_FRESH ? 20 : 200);
+	} while (zs_now_ms() < end);
+	return -ETIMEDOUT;
+}
+
+/* Puts the marker in the trace: the moment wq_trace_read() judges at. */
+static int wq_mark(void)
+{
+	return zs_write_file(WQ_INST "/trace_marker", WQ_MARK);
+}
+
+static void wq_judge(const struct wq_trace *t, struct wq_verdict *v)
+{
+	const struct sw_queueing *q;
+	long long held_until;
+	int i, j;
+
+	memset(v, 0, sizeof(*v));
+	v->queued = t->nr_q;
+	for (j = 0; j < t->nr_runs; j++)
+		v->longest_run = max_ll(v->longest_run,
+					wb_run_end(t, &t->runs[j]) - t->runs[j].start);
+	for (i = 0; i < t->nr_q; i++) {
+		q = &t->q[i];
+		if (q->start < 0 || q->free_at < 0) {
+			v->unstarted += i < t->nr_q - 1;
+			continue;
+		}
+		v->started++;
+		v->longest_start = max_ll(v->longest_start, q->start - q->free_at);
+		held_until = -1;
+		for (j = 0; j < t->nr_runs && t->runs[j].start <= q->free_at; j++)
+			held_until = max_ll(held_until, wb_run_end(t, &t->runs[j]));
+		if (held_until - q->free_at < PL_HELD_MIN_MS * 1000LL)
+			continue;
+		v->beside++;
+		v->after += q->start >= held_until;
+	}
+}
+
+/* Stops a run of the held cgroup's workload, done or not. */
+static void held_workload_stop(pid_t *pid, int *rd, int *wr)
+{
+	int status;
+
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		zs_child_stop(*pid, *wr, &status, WL_EXIT_MS);
+	}
+	zs_run_cleanup(NULL, *rd, *wr);
+	*pid = *rd = *wr = -1;
 }
 
 /*
@@ -1818,16 +2147,21 @@ static int hist_counts(const char *event, const char *key, long long *hits,
  */
 static int pool_limit_beside_held_worker(char *why, size_t len)
 {
-	long long queued = -1, started = -1, max_lat = -1, dummy, hits0, hits1;
-	int rd = -1, wr = -1, status = 0, mark, ret = -1;
+	int i, msg, mark, rounds = 0, rd = -1, wr = -1, ret = -1;
+	struct wq_trace t = { 0 };
+	long long hits0, hits1;
+	struct wq_verdict v;
 	struct wl_arg wa;
-	uint64_t end;
-	pid_t pid;
+	uint64_t end, left;
+	pid_t pid = -1;
 	char *cg;
 
 	mark = zs_knobs_mark();
+	t.runs = calloc(PL_RUNS_MAX, sizeof(*t.runs));
+	t.q = calloc(PL_QUEUED_MAX, sizeof(*t.q));
 	cg = zs_cg_create(env.cgroot, "zswap_iocost_held");
-	if (!cg || cg_write_numeric(cg, "memory.max", WL_MEM_MAX) ||
+	if (!t.runs || !t.q || !cg ||
+	    cg_write_numeric(cg, "memory.max", WL_MEM_MAX) ||
 	    cg_write(cg, "io.weight", PL_HELD_WEIGHT)) {
 		snprintf(why, len, "cannot create and configure the held cgroup");
 		goto out;
@@ -1842,52 +2176,91 @@ static int pool_limit_beside_held_worker(char *why, size_t len)
 		goto out;
 	}
 	hits0 = zs_debugfs_or("pool_limit_hit", 0);
-	pid = start_workload(cg, &wa, WL_ALLOC, PL_HELD_MS, &rd, &wr);
-	if (pid < 0) {
-		snprintf(why, len, "cannot start the held cgroup's workload");
-		goto out;
-	}
-	/* the window, or until the workload is done */
 	end = zs_now_ms() + PL_HELD_MS;
-	while (zs_now_ms() < end && zs_wait_for_msg(rd, end - zs_now_ms()) == 'P')
-		;
+	do {
+		if (pid < 0) {
+			pid = start_workload(cg, &wa, WL_ALLOC, PL_HELD_MS, &rd, &wr);
+			if (pid < 0) {
+				snprintf(why, len, "cannot start the held cgroup's workload");
+				goto out;
+			}
+			rounds++;
+		}
+		left = end > zs_now_ms() ? end - zs_now_ms() : 0;
+		msg = zs_wait_for_msg(rd, left < PL_LOOK_MS ? left : PL_LOOK_MS);
+		if (msg != 'P' && msg != -ETIMEDOUT)
+			held_workload_stop(&pid, &rd, &wr);
+		/* a look while it records decides whether to go on */
+		if (wq_trace_read(&t)) {
+			snprintf(why, len, "cannot read %s/trace", WQ_INST);
+			goto out;
+		}
+		wq_judge(&t, &v);
+	} while (zs_now_ms() < end && v.beside < PL_HELD_ENOUGH && !v.after);
+	held_workload_stop(&pid, &rd, &wr);
 	hits1 = zs_debugfs_or("pool_limit_hit", 0);
-	if (hist_counts(WQ_QUEUE, "work", &queued, &dummy) ||
-	    hist_counts(WQ_LAT, "lat", &started, &max_lat)) {
-		snprintf(why, len, "cannot read the hists of %s", WQ_INST);
-		kill(pid, SIGKILL);
-		zs_child_stop(pid, wr, &status, WL_EXIT_MS);
+	zs_write_file(WQ_INST "/tracing_on", "0");
+	if (wq_trace_read(&t)) {
+		snprintf(why, len, "cannot read %s/trace", WQ_INST);
 		goto out;
 	}
-	wq_trace_stop();
-	kill(pid, SIGKILL);
-	zs_child_stop(pid, wr, &status, WL_EXIT_MS);
+	wq_judge(&t, &v);
 
-	ksft_print_msg("pool limit, held worker: pool_limit_hit +%lld\n",
-		       hits1 - hits0);
-	ksft_print_msg("pool limit, held worker: shrink_worker queued %lld, started %lld\n",
-		       queued, started);
-	ksft_print_msg("pool limit, held worker: longest start in [%lld, %lld) ms (bound %d ms)\n",
-		       max_lat / 1000, (max_lat + PL_START_BUCKET_US) / 1000,
-		       PL_START_MAX_MS);
-	if (queued <= 0 || hits1 <= hits0)
+	ksft_print_msg("pool limit, held worker: %d runs of the workload, pool_limit_hit +%lld\n",
+		       rounds, hits1 - hits0);
+	ksft_print_msg("pool limit, held worker: lruvec work ran %d times, longest %lld ms\n",
+		       t.nr_runs, v.longest_run / 1000);
+	ksft_print_msg("pool limit, held worker: shrink_worker queued %d, started %d\n",
+		       v.queued, v.started);
+	ksft_print_msg("pool limit, held worker: longest start %lld ms (bound %d ms)\n",
+		       v.longest_start / 1000, PL_START_MAX_MS);
+	ksft_print_msg("pool limit, held worker: %d queued beside lruvec work held >= %d ms\n",
+		       v.beside, PL_HELD_MIN_MS);
+	ksft_print_msg("pool limit, held worker: %d of those started only after that work\n",
+		       v.after);
+	if (t.entries < t.written || t.overflow) {
 		snprintf(why, len,
-			 "shrink_worker queued %lld times, pool_limit_hit +%lld: expected the global pool limit hit",
-			 queued, hits1 - hits0);
-	else if (started < queued - 1)
+			 "the trace kept %lld of %lld events (%s): cannot judge",
+			 t.entries, t.written, t.overflow ? "too many" : "buffer full");
+	} else if (v.queued <= 0 || hits1 <= hits0) {
 		snprintf(why, len,
-			 "shrink_worker started %lld times after %lld queueings: held behind lruvec work",
-			 started, queued);
-	else if (max_lat + PL_START_BUCKET_US > PL_START_MAX_MS * 1000LL)
+			 "shrink_worker queued %d times, pool_limit_hit +%lld: expected the global pool limit hit",
+			 v.queued, hits1 - hits0);
+	} else if (!v.beside) {
+		snprintf(why, len,
+			 "shrink_worker was never queued beside lruvec work held >= %d ms (longest run %lld ms): nothing shown",
+			 PL_HELD_MIN_MS, v.longest_run / 1000);
+	} else if (v.after) {
+		snprintf(why, len,
+			 "shrink_worker started only after the lruvec work beside it ended, %d of %d times: held behind lruvec work",
+			 v.after, v.beside);
+	} else if (v.unstarted) {
+		for (i = 0; i < t.nr_q - 1; i++) {
+			if (t.q[i].start >= 0 && t.q[i].free_at >= 0)
+				continue;
+			ksft_print_msg("pool limit, held worker: not started: queued at %lld ms,\n",
+				       (t.q[i].at - t.first) / 1000);
+			ksft_print_msg("pool limit, held worker: free to start at %lld ms\n",
+				       t.q[i].free_at < 0 ? -1 :
+				       (t.q[i].free_at - t.first) / 1000);
+		}
+		snprintf(why, len,
+			 "shrink_worker did not start after %d of its %d queueings: held",
+			 v.unstarted, v.queued);
+	} else if (v.longest_start > PL_START_MAX_MS * 1000LL) {
 		snprintf(why, len,
 			 "shrink_worker waited up to %lld ms to start, expected < %d ms: held behind lruvec work",
-			 max_lat / 1000, PL_START_MAX_MS);
-	else
+			 v.longest_start / 1000, PL_START_MAX_MS);
+	} else {
 		ret = 0;
+	}
 out:
+	held_workload_stop(&pid, &rd, &wr);
 	wq_trace_stop();
 	zs_knobs_restore(mark);
-	zs_run_cleanup(cg, rd, wr);
+	zs_run_cleanup(cg, -1, -1);
+	free(t.q);
+	free(t.runs);
 	return ret;
 }
 
@@ -2012,59 +2385,243 @@ out:
 }
 
 /*
- * Test 7: a cgroup whose shrinker writeback is under way (throttled by the
- * sibling, so work is pending) is killed and removed; its memcg must be
- * freed, i.e. no reference is left behind by the deferred work.
+ * The sibling writers, running for at least @need_ms more: restarted if
+ * they stopped or would stop sooner. Returns 0, or -1 (why).
+ */
+static int siblings_ready(int need_ms, char *why, size_t len)
+{
+	uint64_t deadline = ctx.t_sib0 + (ctx.bound_s + SIB_EXTRA_S) * 1000ULL;
+
+	if (ctx.sib_running && zs_now_ms() + need_ms > deadline) {
+		sibling_rate_stop();
+		stop_siblings(ctx.sc, ctx.sib_pids, ctx.sib.jobs);
+		ctx.sib_running = false;
+	}
+	if (ctx.sib_running)
+		return 0;
+	if (spawn_siblings(why, len))
+		return -1;
+	ksft_print_msg("sibling writers restarted\n");
+	return 0;
+}
+
+/*
+ * A cgroup at a low io.weight running the workload, with the lruvec work
+ * its task queues followed in the trace: the cases of edge cases 19 and
+ * 23 act while iocost holds that work.
+ */
+struct held_owner {
+	char *cg;
+	pid_t pid;
+	int rd, wr, status;
+	struct wl_arg wa;
+	struct wq_trace t;
+};
+
+/*
+ * Makes @name under @parent at io.weight @weight with WL_MEM_MAX in
+ * @limit (memory.max, or memory.high: the worker's charges then succeed
+ * and its runs write, while the workload's reclaim goes on claiming),
+ * starts the workload in it and waits up to @ms for its lruvec work to
+ * be as @w says. Returns 0; -ETIMEDOUT (why) when that was not seen; -1
+ * (why) when something could not be set up; 1 (why) when the kernel
+ * cannot trace workqueue events (the environment). held_owner_stop()
+ * undoes it in every case.
+ */
+static int held_owner_start(struct held_owner *h, const char *parent,
+			    const char *name, const char *limit, char *weight,
+			    enum owner_wait w, int ms, char *why, size_t len)
+{
+	static const char * const what[] = {
+		[OWNER_FRESH] = "start a run",
+		[OWNER_HELD] = "run held",
+		[OWNER_HELD_QUEUED] = "run held with a claim behind it",
+	};
+
+	*h = (struct held_owner) { .pid = -1, .rd = -1, .wr = -1 };
+	h->t.runs = calloc(PL_RUNS_MAX, sizeof(*h->t.runs));
+	h->t.q = calloc(PL_QUEUED_MAX, sizeof(*h->t.q));
+	h->cg = zs_cg_create(parent, name);
+	if (!h->t.runs || !h->t.q || !h->cg ||
+	    cg_write_numeric(h->cg, limit, WL_MEM_MAX) ||
+	    cg_write(h->cg, "io.weight", weight)) {
+		snprintf(why, len, "cannot create and configure cgroup %s", name);
+		return -1;
+	}
+	if (wq_trace_start(why, len))
+		return 1;
+	h->pid = start_workload(h->cg, &h->wa, WL_ALLOC, ms + WL_EXIT_MS,
+				&h->rd, &h->wr);
+	if (h->pid < 0) {
+		snprintf(why, len, "cannot start the workload of %s", name);
+		return -1;
+	}
+	h->t.owner = h->pid;
+	if (wq_wait_owner(&h->t, w, ms)) {
+		snprintf(why, len,
+			 "the lruvec work of %s not seen to %s within %d s (zswpwb %lld)",
+			 name, what[w], ms / 1000,
+			 zs_memstat_or(h->cg, "zswpwb", -1));
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Kills the workload; 0 once it is gone (within WL_EXIT_MS). */
+static int held_owner_kill(struct held_owner *h)
+{
+	if (h->pid <= 0)
+		return 0;
+	cg_killall(h->cg);
+	kill(h->pid, SIGKILL);
+	if (zs_wait_for_exit(h->pid, &h->status, WL_EXIT_MS))
+		return -1;
+	h->pid = -1;
+	return 0;
+}
+
+static void held_owner_stop(struct held_owner *h)
+{
+	held_owner_kill(h);
+	wq_trace_stop();
+	zs_run_cleanup(h->cg, h->rd, h->wr);
+	free(h->t.q);
+	free(h->t.runs);
+	memset(h, 0, sizeof(*h));
+}
+
+/*
+ * Test 7: moves the workload of @h out to @keeper, not killed (its exit
+ * would free the entries the held run writes, which then ends and lets
+ * the claim run), once its lruvec work is seen running with a claim
+ * behind it after the move; moves it back and waits again otherwise.
+ * Returns 0; -ETIMEDOUT (why) after DY_WB_MS; -1 (why) on an error.
+ */
+static int dying_move_out(struct held_owner *h, const char *keeper,
+			  char *why, size_t len)
+{
+	uint64_t end = zs_now_ms() + DY_WB_MS;
+
+	for (;;) {
+		if (cg_enter(keeper, h->pid) || wq_trace_read(&h->t)) {
+			snprintf(why, len, "cannot move the workload out");
+			return -1;
+		}
+		if (wq_owner_is(&h->t, OWNER_HELD_QUEUED))
+			return 0;
+		if (cg_enter(h->cg, h->pid)) {
+			snprintf(why, len, "cannot move the workload back");
+			return -1;
+		}
+		if (zs_now_ms() >= end ||
+		    wq_wait_owner(&h->t, OWNER_HELD_QUEUED, end - zs_now_ms())) {
+			snprintf(why, len,
+				 "the claim behind the running work never stayed pending over a move in %d s",
+				 DY_WB_MS / 1000);
+			return -ETIMEDOUT;
+		}
+	}
+}
+
+/*
+ * Test 7: a cgroup whose lruvec work iocost holds, with a claim queued
+ * behind that work (both seen in the trace), is removed, its workload
+ * moved out first and killed after. The claim must still be pending at
+ * rmdir (the trace marker is put just before it; a try where it was not
+ * is made again, up to DY_TRIES), and the memcg must then be freed:
+ * neither the pending claim, cancelled at offline, nor the running work
+ * leaves a reference behind.
  */
 static void phase_dying(void)
 {
-	long long wb = -1, dying = -1, dying0 = -1, gone_ms = -1;
-	int msg, rd = -1, wr = -1, status = 0, ret;
-	char *parent = NULL, *cg = NULL;
-	uint64_t t0, t_rm;
-	struct wl_arg wa;
-	pid_t pid;
+	long long dying = -1, dying0 = -1, held = -1, gone_ms = -1, wb = -1;
+	char *parent = NULL, *keeper = NULL, name[32], why[512];
+	bool pending = false;
+	struct held_owner h;
+	uint64_t t_rm = 0;
+	int n, ret;
 
 	if (zs_param_set("shrinker_enabled", "Y")) {
 		set_result(CASE_DYING, KSFT_FAIL, "cannot enable the zswap shrinker");
 		return;
 	}
 	parent = zs_cg_create(env.cgroot, "zswap_iocost_parent");
-	if (!parent || cg_write(parent, "cgroup.subtree_control", "+memory +io")) {
+	/* iocost weights are hierarchical: the parent's is the child's share */
+	if (!parent || cg_write(parent, "cgroup.subtree_control", "+memory +io") ||
+	    cg_write(parent, "io.weight", PL_HELD_WEIGHT)) {
 		set_result(CASE_DYING, KSFT_FAIL, "cannot create the parent cgroup");
 		goto out;
 	}
-	cg = zs_cg_create(parent, "child");
-	if (!cg || cg_write_numeric(cg, "memory.max", WL_MEM_MAX) ||
-	    cg_write(cg, "io.weight", WL_WEIGHT)) {
-		set_result(CASE_DYING, KSFT_FAIL, "cannot create the child cgroup");
+	keeper = zs_cg_create(parent, "keeper");
+	if (!keeper) {
+		set_result(CASE_DYING, KSFT_FAIL, "cannot create the keeper cgroup");
+		goto out;
+	}
+	for (n = 0; n < DY_TRIES && !pending; n++) {
+		if (siblings_ready(DY_WB_MS + WL_EXIT_MS + DY_WAIT_MS,
+				   why, sizeof(why))) {
+			set_result(CASE_DYING, KSFT_FAIL, "%s", why);
+			goto out;
+		}
+		snprintf(name, sizeof(name), "child%d", n);
+		ret = held_owner_start(&h, parent, name, "memory.high", PL_HELD_WEIGHT,
+				       OWNER_HELD_QUEUED, DY_WB_MS, why, sizeof(why));
+		if (ret > 0) {
+			set_result(CASE_DYING, KSFT_SKIP, "%s", why);
+			held_owner_stop(&h);
+			goto out;
+		}
+		if (ret == -ETIMEDOUT) {
+			ksft_print_msg("references: try %d: %s\n", n, why);
+			held_owner_stop(&h);
+			continue;
+		}
+		wb = ret ? -1 : zs_memstat_or(h.cg, "zswpwb", -1);
+		if (!ret)
+			ret = dying_move_out(&h, keeper, why, sizeof(why));
+		if (ret == -ETIMEDOUT) {
+			ksft_print_msg("references: try %d: %s\n", n, why);
+			held_owner_stop(&h);
+			continue;
+		}
+		if (!ret) {
+			wq_mark();
+			ret = zs_cg_destroy(h.cg, 15000);
+			t_rm = zs_now_ms();
+			if (ret)
+				snprintf(why, sizeof(why), "cannot remove %s: %s",
+					 name, strerror(-ret));
+		}
+		if (!ret && wq_trace_read(&h.t)) {
+			snprintf(why, sizeof(why), "cannot read %s/trace", WQ_INST);
+			ret = -1;
+		}
+		/* its pages, still charged to the removed memcg, go with it */
+		if (!ret && held_owner_kill(&h)) {
+			snprintf(why, sizeof(why), "the workload of %s did not exit in %d s",
+				 name, WL_EXIT_MS / 1000);
+			ret = -1;
+		}
+		if (ret) {
+			set_result(CASE_DYING, KSFT_FAIL, "%s", why);
+			held_owner_stop(&h);
+			goto out;
+		}
+		pending = h.t.pending_at_mark;
+		held = wq_owner_held_after_mark(&h.t);
+		ksft_print_msg("references: try %d: zswpwb %lld, claim %s at rmdir\n",
+			       n, wb, pending ? "pending" : "not pending");
+		ksft_print_msg("references: try %d: lruvec work %s then\n",
+			       n, held < 0 ? "not running" : "running");
+		held_owner_stop(&h);
+	}
+	if (!pending) {
+		set_result(CASE_DYING, KSFT_FAIL,
+			   "no claim pending at rmdir in %d tries: nothing shown",
+			   DY_TRIES);
 		goto out;
 	}
 
-	t0 = zs_now_ms();
-	pid = start_workload(cg, &wa, WL_ALLOC, DY_WB_MS + 30000, &rd, &wr);
-	if (pid < 0) {
-		set_result(CASE_DYING, KSFT_FAIL, "cannot start the workload");
-		goto out;
-	}
-	/* Writeback under way: the first written-back pages. */
-	ret = zs_wait_for_memstat_above(cg, "zswpwb", 0, DY_WB_MS, &wb);
-	msg = zs_wait_for_msg(rd, 0);
-	cg_killall(cg);
-	zs_wait_for_exit(pid, &status, 15000);
-	if (ret) {
-		set_result(CASE_DYING, KSFT_FAIL,
-			   "zswpwb %lld after %d s of the workload (message %d), expected > 0: no writeback pending at rmdir",
-			   wb, DY_WB_MS / 1000, msg);
-		goto out;
-	}
-	ret = zs_cg_destroy(cg, 15000);
-	t_rm = zs_now_ms();
-	if (ret) {
-		set_result(CASE_DYING, KSFT_FAIL, "cannot remove the child: %s",
-			   strerror(-ret));
-		goto out;
-	}
 	zs_cg_key(parent, "cgroup.stat", "nr_dying_descendants", &dying0);
 	dying = dying0;
 	/*
@@ -2083,8 +2640,6 @@ static void phase_dying(void)
 	if (!dying)
 		gone_ms = zs_now_ms() - t_rm;
 
-	ksft_print_msg("references: child removed after %.1f s, zswpwb %lld\n",
-		       (t_rm - t0) / 1000.0, wb);
 	ksft_print_msg("references: nr_dying_descendants %lld, then %lld after %.1f s\n",
 		       dying0, dying, (zs_now_ms() - t_rm) / 1000.0);
 	if (dying)
@@ -2097,9 +2652,200 @@ static void phase_dying(void)
 		ksft_print_msg("references: memcg freed %lld ms after rmdir\n",
 			       gone_ms);
 out:
-	zs_run_cleanup(cg, rd, wr);
+	zs_cg_destroy(keeper, 10000);
+	free(keeper);
 	zs_cg_destroy(parent, 10000);
 	free(parent);
+}
+
+/*
+ * Test 19a: memory.zswap.writeback=0 is written in the first
+ * OWNER_FRESH_MS of a run of the cgroup's lruvec work (one that writes:
+ * still running after OWNER_BUSY_MS), while the workload goes on. The
+ * worker checks before each chunk, and so does writeback in place: over
+ * the TG_AFTER_MS that follow, zswpwb rises by at most the chunks under
+ * way, the worker's and one in place (SWAP_CLUSTER_MAX entries each).
+ * The work must be seen running at the write (the trace marker), or the
+ * try is made again, up to TG_TRIES.
+ */
+static void phase_toggle(void)
+{
+	long long wb0 = -1, wb1 = -1, held = -1;
+	char name[48], why[512];
+	struct held_owner h;
+	int n, ret;
+
+	if (zs_param_set("shrinker_enabled", "Y")) {
+		set_result(CASE_TOGGLE, KSFT_FAIL, "cannot enable the zswap shrinker");
+		return;
+	}
+	for (n = 0; n < TG_TRIES && held < 0; n++) {
+		if (siblings_ready(TG_WAIT_MS + TG_AFTER_MS + WL_EXIT_MS,
+				   why, sizeof(why))) {
+			set_result(CASE_TOGGLE, KSFT_FAIL, "%s", why);
+			return;
+		}
+		snprintf(name, sizeof(name), "zswap_iocost_toggle%d", n);
+		ret = held_owner_start(&h, env.cgroot, name, "memory.max", TG_WEIGHT,
+				       OWNER_FRESH, TG_WAIT_MS, why, sizeof(why));
+		if (ret > 0) {
+			set_result(CASE_TOGGLE, KSFT_SKIP, "%s", why);
+			held_owner_stop(&h);
+			return;
+		}
+		if (!ret) {
+			wb0 = zs_memstat_or(h.cg, "zswpwb", -1);
+			ret = cg_write(h.cg, "memory.zswap.writeback", "0") || wq_mark();
+			if (ret)
+				snprintf(why, sizeof(why), "cannot write memory.zswap.writeback");
+		}
+		if (!ret) {
+			zs_sleep_ms(TG_AFTER_MS);
+			wb1 = zs_memstat_or(h.cg, "zswpwb", -1);
+			ret = wq_trace_read(&h.t);
+			if (ret)
+				snprintf(why, sizeof(why), "cannot read %s/trace", WQ_INST);
+		}
+		if (ret == -ETIMEDOUT) {
+			ksft_print_msg("writeback toggle: try %d: %s\n", n, why);
+			held_owner_stop(&h);
+			continue;
+		}
+		if (ret) {
+			set_result(CASE_TOGGLE, KSFT_FAIL, "%s", why);
+			held_owner_stop(&h);
+			return;
+		}
+		held = wq_owner_held_after_mark(&h.t);
+		ksft_print_msg("writeback toggle: try %d: lruvec work %s at the write\n",
+			       n, held < 0 ? "not running" : "running");
+		ksft_print_msg("writeback toggle: try %d: zswpwb %lld, then +%lld in %d s\n",
+			       n, wb0, wb1 - wb0, TG_AFTER_MS / 1000);
+		held_owner_stop(&h);
+	}
+	if (held < 0)
+		set_result(CASE_TOGGLE, KSFT_FAIL,
+			   "lruvec work not running at memory.zswap.writeback=0 in %d tries: nothing shown",
+			   TG_TRIES);
+	else if (wb0 < 0 || wb1 < 0)
+		set_result(CASE_TOGGLE, KSFT_FAIL, "cannot read zswpwb");
+	else if (wb1 - wb0 > 2 * TG_CHUNK)
+		set_result(CASE_TOGGLE, KSFT_FAIL,
+			   "zswpwb rose by %lld after memory.zswap.writeback=0, expected <= %d (the chunks under way)",
+			   wb1 - wb0, 2 * TG_CHUNK);
+	else
+		set_result(CASE_TOGGLE, KSFT_PASS, "");
+}
+
+static int swapoff_fn(void *arg)
+{
+	return swapoff((const char *)arg) ? errno : 0;
+}
+
+/* Swaps the area on again, at the priority it had. */
+static int swap_restore(void)
+{
+	int flags = 0;
+
+	if (env.swap_prio >= 0)
+		flags = SWAP_FLAG_PREFER |
+			((env.swap_prio << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
+	return swapon(env.swap_path, flags) ? -errno : 0;
+}
+
+/*
+ * Test 19b (and edge case 23): swapoff of the swap area while the
+ * cgroup's lruvec work runs, held by iocost. The cgroup's memory.max is
+ * lifted just before, so its pages can come back. swapoff returns 0
+ * within SO_MS, the workload reads every page back intact, and the area
+ * is swapped on again. The work must be seen running when swapoff starts
+ * (the trace marker), or the try is made again, up to SO_TRIES.
+ */
+static void phase_swapoff(void)
+{
+	int n, ret, msg = 0, status = 0, off_status = 0;
+	long long held = -1, wb0 = -1, wb1 = -1;
+	char name[48], why[512] = "";
+	struct held_owner h;
+	uint64_t t0, t1 = 0;
+	pid_t off;
+
+	if (zs_param_set("shrinker_enabled", "Y")) {
+		set_result(CASE_SWAPOFF, KSFT_FAIL, "cannot enable the zswap shrinker");
+		return;
+	}
+	for (n = 0; n < SO_TRIES && held < 0; n++) {
+		if (siblings_ready(SO_WAIT_MS + SO_MS + WL_EXIT_MS,
+				   why, sizeof(why))) {
+			set_result(CASE_SWAPOFF, KSFT_FAIL, "%s", why);
+			return;
+		}
+		snprintf(name, sizeof(name), "zswap_iocost_swapoff%d", n);
+		ret = held_owner_start(&h, env.cgroot, name, "memory.max",
+				       PL_HELD_WEIGHT, OWNER_HELD, SO_WAIT_MS, why, sizeof(why));
+		if (ret > 0) {
+			set_result(CASE_SWAPOFF, KSFT_SKIP, "%s", why);
+			held_owner_stop(&h);
+			return;
+		}
+		if (ret == -ETIMEDOUT) {
+			ksft_print_msg("swapoff: try %d: %s\n", n, why);
+			held_owner_stop(&h);
+			continue;
+		}
+		if (ret || cg_write(h.cg, "memory.max", "max")) {
+			set_result(CASE_SWAPOFF, KSFT_FAIL, "%s",
+				   ret ? why : "cannot lift memory.max");
+			held_owner_stop(&h);
+			return;
+		}
+		wb0 = zs_memstat_or(h.cg, "zswpwb", -1);
+		wq_mark();
+		t0 = zs_now_ms();
+		off = zs_cg_spawn(env.cgroot, swapoff_fn, env.swap_path);
+		ret = off < 0 ? -1 : zs_wait_for_exit(off, &off_status, SO_MS);
+		t1 = zs_now_ms() - t0;
+		wb1 = zs_memstat_or(h.cg, "zswpwb", -1);
+		if (ret || !WIFEXITED(off_status) || WEXITSTATUS(off_status)) {
+			set_result(CASE_SWAPOFF, KSFT_FAIL,
+				   "swapoff %s: %s, expected success within %d s",
+				   env.swap_path,
+				   ret ? "did not return" : !WIFEXITED(off_status) ?
+				   "killed" : strerror(WEXITSTATUS(off_status)),
+				   SO_MS / 1000);
+			held_owner_stop(&h);
+			return;
+		}
+		ret = swap_restore();
+		if (ret) {
+			set_result(CASE_SWAPOFF, KSFT_FAIL, "swapon %s again: %s",
+				   env.swap_path, strerror(-ret));
+			held_owner_stop(&h);
+			return;
+		}
+		/* the workload's second pass reads every page back */
+		do
+			msg = zs_wait_for_msg(h.rd, SO_MS);
+		while (msg == 'P');
+		zs_child_stop(h.pid, h.wr, &status, WL_EXIT_MS);
+		h.pid = -1;
+		held = wq_trace_read(&h.t) ? -1 : wq_owner_held_after_mark(&h.t);
+		ksft_print_msg("swapoff: try %d: lruvec work %s at swapoff\n",
+			       n, held < 0 ? "not running" : "running");
+		ksft_print_msg("swapoff: try %d: took %.1f s; zswpwb %lld, then +%lld\n",
+			       n, t1 / 1000.0, wb0, wb1 - wb0);
+		held_owner_stop(&h);
+	}
+	if (held < 0)
+		set_result(CASE_SWAPOFF, KSFT_FAIL,
+			   "lruvec work not running at swapoff in %d tries: nothing shown",
+			   SO_TRIES);
+	else if (msg != 'D' || !WIFEXITED(status) || WEXITSTATUS(status))
+		set_result(CASE_SWAPOFF, KSFT_FAIL,
+			   "workload ended with message %d, status 0x%x (bad page %ld), expected every page intact",
+			   msg, status, ctx.sh->bad_page);
+	else
+		set_result(CASE_SWAPOFF, KSFT_PASS, "");
 }
 
 /* Environment checks and iocost setup; skips the program when lacking. */
@@ -2229,6 +2975,13 @@ int main(void)
 
 	phase_dying();
 	report(CASE_DYING);
+
+	phase_toggle();
+	report(CASE_TOGGLE);
+
+	/* last: it takes the swap area away for a while */
+	phase_swapoff();
+	report(CASE_SWAPOFF);
 
 	sibling_rate_stop();
 	ksft_print_msg("sibling: %d x 4K random O_DIRECT writers on %s, disk %u:%u: %.0f IOPS\n",

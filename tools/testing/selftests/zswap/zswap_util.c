@@ -293,6 +293,25 @@ void zs_knobs_restore(int mark)
 		zs_nr_knobs = mark;
 }
 
+/* The slot of the cgroup with the most path components, or -1. */
+static int zs_deepest_cgroup(void)
+{
+	int i, depth, best = -1, best_depth = -1;
+	const char *p;
+
+	for (i = 0; i < zs_nr_cgroups; i++) {
+		if (!zs_cgroups[i][0])
+			continue;
+		for (depth = 0, p = zs_cgroups[i]; *p; p++)
+			depth += *p == '/';
+		if (depth > best_depth) {
+			best = i;
+			best_depth = depth;
+		}
+	}
+	return best;
+}
+
 void zs_cleanup(void)
 {
 	int i, ret;
@@ -304,10 +323,8 @@ void zs_cleanup(void)
 	for (i = zs_nr_hooks - 1; i >= 0; i--)
 		zs_hooks[i]();
 
-	/* Children were created after their parents: remove them first. */
-	for (i = zs_nr_cgroups - 1; i >= 0; i--) {
-		if (!zs_cgroups[i][0])
-			continue;
+	/* Children first: the deepest path left, until none is. */
+	while ((i = zs_deepest_cgroup()) >= 0) {
 		ret = zs_rmdir_bounded(zs_cgroups[i], 10000);
 		if (ret)
 			ksft_print_msg("cleanup: cannot remove %s: %s\n",
@@ -337,9 +354,13 @@ int zs_on_cleanup(void (*fn)(void))
 char *zs_cg_create(const char *parent, const char *name)
 {
 	char *cg;
+	int i;
 
 	zs_register_cleanup();
-	if (zs_nr_cgroups == ZS_MAX_CGROUPS)
+	/* the slot of a cgroup zs_cg_destroy() removed, or a new one */
+	for (i = 0; i < zs_nr_cgroups && zs_cgroups[i][0]; i++)
+		;
+	if (i == ZS_MAX_CGROUPS)
 		return NULL;
 
 	cg = cg_name(parent, name);
@@ -352,8 +373,9 @@ char *zs_cg_create(const char *parent, const char *name)
 		return NULL;
 	}
 
-	snprintf(zs_cgroups[zs_nr_cgroups], PATH_MAX, "%s", cg);
-	zs_nr_cgroups++;
+	snprintf(zs_cgroups[i], PATH_MAX, "%s", cg);
+	if (i == zs_nr_cgroups)
+		zs_nr_cgroups++;
 	return cg;
 }
 
