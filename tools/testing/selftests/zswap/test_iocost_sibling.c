@@ -1854,6 +1854,7 @@ struct wq_trace {
 	long long first, last;		/* the first and last event's time */
 	long long entries, written;	/* the trace's header */
 	bool sw_running, overflow;
+	long long sw_stray_start;	/* a start before its queueing, or 0 */
 	pid_t owner;
 	unsigned long long owner_work;	/* 0 until it is seen queued */
 	long long owner_queued, owner_started;	/* the last of each */
@@ -1862,6 +1863,13 @@ struct wq_trace {
 };
 
 #define WQ_MARK			"zswap_selftest_mark"
+
+/*
+ * The vCPUs' clocks may differ by a little: a work started on one CPU
+ * right after it was queued on another can show its start first. A
+ * queueing this soon after an unmatched start is that start's.
+ */
+#define WQ_SKEW_US		1000
 
 static void wq_event(struct wq_trace *t, const char *ev, long long now,
 		     unsigned long long work, bool sw, pid_t pid)
@@ -1875,7 +1883,9 @@ static void wq_event(struct wq_trace *t, const char *ev, long long now,
 	if (!strncmp(ev, "queue_work:", 11) && !sw) {
 		if (t->owner && pid == t->owner)
 			t->owner_work = work;
-		if (work == t->owner_work)
+		if (work == t->owner_work &&
+		    !(t->owner_started > t->owner_queued &&
+		      now - t->owner_started <= WQ_SKEW_US))
 			t->owner_queued = now;
 	} else if (!strncmp(ev, "queue_work:", 11)) {
 		if (t->nr_q == PL_QUEUED_MAX) {
@@ -1885,11 +1895,18 @@ static void wq_event(struct wq_trace *t, const char *ev, long long now,
 		t->q[t->nr_q++] = (struct sw_queueing) {
 			.at = now, .free_at = t->sw_running ? -1 : now, .start = -1,
 		};
+		if (t->sw_stray_start && now - t->sw_stray_start <= WQ_SKEW_US) {
+			t->q[t->nr_q - 1].free_at = now;
+			t->q[t->nr_q - 1].start = now;
+		}
+		t->sw_stray_start = 0;
 	} else if (!strncmp(ev, "execute_start:", 14) && sw) {
 		t->sw_running = true;
 		/* one work: queueings and starts alternate */
 		if (last && last->start < 0)
 			last->start = now;
+		else
+			t->sw_stray_start = now;
 	} else if (!strncmp(ev, "execute_end:", 12) && sw) {
 		t->sw_running = false;
 		if (last && last->free_at < 0)
