@@ -1757,7 +1757,7 @@ out:
  */
 #define PL_HELD_WEIGHT		"1"
 #define PL_HELD_POOL_PCT	"1"
-#define PL_HELD_MS		150000
+#define PL_HELD_MS		300000
 #define PL_HELD_MIN_MS		1000
 #define PL_HELD_ENOUGH		1
 #define PL_LOOK_MS		2000
@@ -1840,6 +1840,8 @@ struct sw_queueing {
 	/* at, or the end of the run it was queued during; -1 until then */
 	long long free_at;
 	long long start;		/* -1: not started */
+	/* queued before the trace saw shrink_worker start or end: not judged */
+	bool unknown;
 };
 
 /*
@@ -1853,7 +1855,7 @@ struct wq_trace {
 	int nr_runs, nr_q;
 	long long first, last;		/* the first and last event's time */
 	long long entries, written;	/* the trace's header */
-	bool sw_running, overflow;
+	bool sw_running, sw_seen, overflow;
 	long long sw_stray_start;	/* a start before its queueing, or 0 */
 	pid_t owner;
 	unsigned long long owner_work;	/* 0 until it is seen queued */
@@ -1894,6 +1896,7 @@ static void wq_event(struct wq_trace *t, const char *ev, long long now,
 		}
 		t->q[t->nr_q++] = (struct sw_queueing) {
 			.at = now, .free_at = t->sw_running ? -1 : now, .start = -1,
+			.unknown = !t->sw_seen,
 		};
 		if (t->sw_stray_start && now - t->sw_stray_start <= WQ_SKEW_US) {
 			t->q[t->nr_q - 1].free_at = now;
@@ -1902,6 +1905,7 @@ static void wq_event(struct wq_trace *t, const char *ev, long long now,
 		t->sw_stray_start = 0;
 	} else if (!strncmp(ev, "execute_start:", 14) && sw) {
 		t->sw_running = true;
+		t->sw_seen = true;
 		/* one work: queueings and starts alternate */
 		if (last && last->start < 0)
 			last->start = now;
@@ -1909,6 +1913,7 @@ static void wq_event(struct wq_trace *t, const char *ev, long long now,
 			t->sw_stray_start = now;
 	} else if (!strncmp(ev, "execute_end:", 12) && sw) {
 		t->sw_running = false;
+		t->sw_seen = true;
 		if (last && last->free_at < 0)
 			last->free_at = now;
 	} else if (!strncmp(ev, "execute_start:", 14)) {
@@ -2129,6 +2134,8 @@ static void wq_judge(const struct wq_trace *t, struct wq_verdict *v)
 					wb_run_end(t, &t->runs[j]) - t->runs[j].start);
 	for (i = 0; i < t->nr_q; i++) {
 		q = &t->q[i];
+		if (q->unknown)
+			continue;
 		if (q->start < 0 || q->free_at < 0) {
 			v->unstarted += i < t->nr_q - 1;
 			continue;
