@@ -2152,6 +2152,42 @@ static void wq_judge(const struct wq_trace *t, struct wq_verdict *v)
 	}
 }
 
+#define WQ_SHOW_MAX		16
+
+/*
+ * Prints, in ms from the first event, the last WQ_SHOW_MAX runs of
+ * lruvec work that went on for PL_HELD_MIN_MS or more and the last
+ * WQ_SHOW_MAX queueings of shrink_worker: what a case that saw nothing
+ * had to work with.
+ */
+static void wq_show(const struct wq_trace *t, const char *tag)
+{
+	const struct sw_queueing *q;
+	const struct wb_run *r;
+	int i, n = 0;
+
+	for (i = t->nr_runs - 1; i >= 0 && n < WQ_SHOW_MAX; i--) {
+		r = &t->runs[i];
+		if (wb_run_end(t, r) - r->start < PL_HELD_MIN_MS * 1000LL)
+			continue;
+		n++;
+		ksft_print_msg("%s: lruvec work %llx ran %lld-%lld ms%s\n", tag,
+			       r->work, (r->start - t->first) / 1000,
+			       (wb_run_end(t, r) - t->first) / 1000,
+			       r->end < 0 ? " (running)" : "");
+	}
+	for (i = t->nr_q - 1; i >= 0 && i >= t->nr_q - WQ_SHOW_MAX; i--) {
+		q = &t->q[i];
+		ksft_print_msg("%s: shrink_worker queued %lld, free %lld, started %lld ms%s\n",
+			       tag, (q->at - t->first) / 1000,
+			       q->free_at < 0 ? -1 : (q->free_at - t->first) / 1000,
+			       q->start < 0 ? -1 : (q->start - t->first) / 1000,
+			       q->unknown ? " (not judged)" : "");
+	}
+	ksft_print_msg("%s: the trace spans %lld ms\n", tag,
+		       (t->last - t->first) / 1000);
+}
+
 /* Stops a run of the held cgroup's workload, done or not. */
 static void held_workload_stop(pid_t *pid, int *rd, int *wr)
 {
@@ -2251,6 +2287,7 @@ static int pool_limit_beside_held_worker(char *why, size_t len)
 			 "shrink_worker queued %d times, pool_limit_hit +%lld: expected the global pool limit hit",
 			 v.queued, hits1 - hits0);
 	} else if (!v.beside) {
+		wq_show(&t, "pool limit, held worker");
 		snprintf(why, len,
 			 "shrink_worker was never queued beside lruvec work held >= %d ms (longest run %lld ms): nothing shown",
 			 PL_HELD_MIN_MS, v.longest_run / 1000);
@@ -2514,6 +2551,48 @@ static void held_owner_stop(struct held_owner *h)
 	memset(h, 0, sizeof(*h));
 }
 
+/* A case that acts while its cgroup's lruvec work is as @w says. */
+struct held_case {
+	int c;			/* its slot in result[] */
+	const char *tag;	/* the prefix of its messages */
+	const char *prefix;	/* its cgroup's name, the try appended */
+	const char *limit;	/* memory.max or memory.high */
+	char *weight;		/* the cgroup's io.weight */
+	enum owner_wait w;
+	int wait_ms;		/* for the lruvec work to be as @w says */
+	int need_ms;		/* the sibling writers' run still needed */
+};
+
+/*
+ * Try @n of @hc: the siblings made ready, then @h started under @parent.
+ * Returns 0 with @h started, for the case to act and then stop it;
+ * -EAGAIN when the work was not seen as @hc->w says (logged, @h stopped:
+ * try again); -1 when the case is over, its result set (a skip when the
+ * kernel cannot trace workqueue events) and @h stopped.
+ */
+static int held_try_start(const struct held_case *hc, const char *parent,
+			  int n, struct held_owner *h)
+{
+	char name[48], why[512];
+	int ret;
+
+	if (siblings_ready(hc->need_ms, why, sizeof(why))) {
+		set_result(hc->c, KSFT_FAIL, "%s", why);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%s%d", hc->prefix, n);
+	ret = held_owner_start(h, parent, name, hc->limit, hc->weight, hc->w,
+			       hc->wait_ms, why, sizeof(why));
+	if (!ret)
+		return 0;
+	if (ret == -ETIMEDOUT)
+		ksft_print_msg("%s: try %d: %s\n", hc->tag, n, why);
+	else
+		set_result(hc->c, ret > 0 ? KSFT_SKIP : KSFT_FAIL, "%s", why);
+	held_owner_stop(h);
+	return ret == -ETIMEDOUT ? -EAGAIN : -1;
+}
+
 /*
  * Test 7: moves the workload of @h out to @keeper, not killed (its exit
  * would free the entries the held run writes, which then ends and lets
@@ -2558,8 +2637,14 @@ static int dying_move_out(struct held_owner *h, const char *keeper,
  */
 static void phase_dying(void)
 {
+	static const struct held_case hc = {
+		.c = CASE_DYING, .tag = "references", .prefix = "child",
+		.limit = "memory.high", .weight = PL_HELD_WEIGHT,
+		.w = OWNER_HELD_QUEUED, .wait_ms = DY_WB_MS,
+		.need_ms = DY_WB_MS + WL_EXIT_MS + DY_WAIT_MS,
+	};
 	long long dying = -1, dying0 = -1, held = -1, gone_ms = -1, wb = -1;
-	char *parent = NULL, *keeper = NULL, name[32], why[512];
+	char *parent = NULL, *keeper = NULL, why[512];
 	bool pending = false;
 	struct held_owner h;
 	uint64_t t_rm = 0;
@@ -2582,27 +2667,13 @@ static void phase_dying(void)
 		goto out;
 	}
 	for (n = 0; n < DY_TRIES && !pending; n++) {
-		if (siblings_ready(DY_WB_MS + WL_EXIT_MS + DY_WAIT_MS,
-				   why, sizeof(why))) {
-			set_result(CASE_DYING, KSFT_FAIL, "%s", why);
-			goto out;
-		}
-		snprintf(name, sizeof(name), "child%d", n);
-		ret = held_owner_start(&h, parent, name, "memory.high", PL_HELD_WEIGHT,
-				       OWNER_HELD_QUEUED, DY_WB_MS, why, sizeof(why));
-		if (ret > 0) {
-			set_result(CASE_DYING, KSFT_SKIP, "%s", why);
-			held_owner_stop(&h);
-			goto out;
-		}
-		if (ret == -ETIMEDOUT) {
-			ksft_print_msg("references: try %d: %s\n", n, why);
-			held_owner_stop(&h);
+		ret = held_try_start(&hc, parent, n, &h);
+		if (ret == -EAGAIN)
 			continue;
-		}
-		wb = ret ? -1 : zs_memstat_or(h.cg, "zswpwb", -1);
-		if (!ret)
-			ret = dying_move_out(&h, keeper, why, sizeof(why));
+		if (ret)
+			goto out;
+		wb = zs_memstat_or(h.cg, "zswpwb", -1);
+		ret = dying_move_out(&h, keeper, why, sizeof(why));
 		if (ret == -ETIMEDOUT) {
 			ksft_print_msg("references: try %d: %s\n", n, why);
 			held_owner_stop(&h);
@@ -2614,7 +2685,7 @@ static void phase_dying(void)
 			t_rm = zs_now_ms();
 			if (ret)
 				snprintf(why, sizeof(why), "cannot remove %s: %s",
-					 name, strerror(-ret));
+					 h.cg, strerror(-ret));
 		}
 		if (!ret && wq_trace_read(&h.t)) {
 			snprintf(why, sizeof(why), "cannot read %s/trace", WQ_INST);
@@ -2623,7 +2694,7 @@ static void phase_dying(void)
 		/* its pages, still charged to the removed memcg, go with it */
 		if (!ret && held_owner_kill(&h)) {
 			snprintf(why, sizeof(why), "the workload of %s did not exit in %d s",
-				 name, WL_EXIT_MS / 1000);
+				 h.cg, WL_EXIT_MS / 1000);
 			ret = -1;
 		}
 		if (ret) {
@@ -2694,9 +2765,15 @@ out:
  */
 static void phase_toggle(void)
 {
+	static const struct held_case hc = {
+		.c = CASE_TOGGLE, .tag = "writeback toggle",
+		.prefix = "zswap_iocost_toggle", .limit = "memory.max",
+		.weight = TG_WEIGHT, .w = OWNER_FRESH, .wait_ms = TG_WAIT_MS,
+		.need_ms = TG_WAIT_MS + TG_AFTER_MS + WL_EXIT_MS,
+	};
 	long long wb0 = -1, wb1 = -1, held = -1;
-	char name[48], why[512];
 	struct held_owner h;
+	char why[512];
 	int n, ret;
 
 	if (zs_param_set("shrinker_enabled", "Y")) {
@@ -2704,36 +2781,21 @@ static void phase_toggle(void)
 		return;
 	}
 	for (n = 0; n < TG_TRIES && held < 0; n++) {
-		if (siblings_ready(TG_WAIT_MS + TG_AFTER_MS + WL_EXIT_MS,
-				   why, sizeof(why))) {
-			set_result(CASE_TOGGLE, KSFT_FAIL, "%s", why);
+		ret = held_try_start(&hc, env.cgroot, n, &h);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret)
 			return;
-		}
-		snprintf(name, sizeof(name), "zswap_iocost_toggle%d", n);
-		ret = held_owner_start(&h, env.cgroot, name, "memory.max", TG_WEIGHT,
-				       OWNER_FRESH, TG_WAIT_MS, why, sizeof(why));
-		if (ret > 0) {
-			set_result(CASE_TOGGLE, KSFT_SKIP, "%s", why);
-			held_owner_stop(&h);
-			return;
-		}
-		if (!ret) {
-			wb0 = zs_memstat_or(h.cg, "zswpwb", -1);
-			ret = cg_write(h.cg, "memory.zswap.writeback", "0") || wq_mark();
-			if (ret)
-				snprintf(why, sizeof(why), "cannot write memory.zswap.writeback");
-		}
+		wb0 = zs_memstat_or(h.cg, "zswpwb", -1);
+		ret = cg_write(h.cg, "memory.zswap.writeback", "0") || wq_mark();
+		if (ret)
+			snprintf(why, sizeof(why), "cannot write memory.zswap.writeback");
 		if (!ret) {
 			zs_sleep_ms(TG_AFTER_MS);
 			wb1 = zs_memstat_or(h.cg, "zswpwb", -1);
 			ret = wq_trace_read(&h.t);
 			if (ret)
 				snprintf(why, sizeof(why), "cannot read %s/trace", WQ_INST);
-		}
-		if (ret == -ETIMEDOUT) {
-			ksft_print_msg("writeback toggle: try %d: %s\n", n, why);
-			held_owner_stop(&h);
-			continue;
 		}
 		if (ret) {
 			set_result(CASE_TOGGLE, KSFT_FAIL, "%s", why);
@@ -2788,8 +2850,13 @@ static int swap_restore(void)
 static void phase_swapoff(void)
 {
 	int n, ret, msg = 0, status = 0, off_status = 0;
+	static const struct held_case hc = {
+		.c = CASE_SWAPOFF, .tag = "swapoff",
+		.prefix = "zswap_iocost_swapoff", .limit = "memory.max",
+		.weight = PL_HELD_WEIGHT, .w = OWNER_HELD, .wait_ms = SO_WAIT_MS,
+		.need_ms = SO_WAIT_MS + SO_MS + WL_EXIT_MS,
+	};
 	long long held = -1, wb0 = -1, wb1 = -1;
-	char name[48], why[512] = "";
 	struct held_owner h;
 	uint64_t t0, t1 = 0;
 	pid_t off;
@@ -2799,27 +2866,13 @@ static void phase_swapoff(void)
 		return;
 	}
 	for (n = 0; n < SO_TRIES && held < 0; n++) {
-		if (siblings_ready(SO_WAIT_MS + SO_MS + WL_EXIT_MS,
-				   why, sizeof(why))) {
-			set_result(CASE_SWAPOFF, KSFT_FAIL, "%s", why);
-			return;
-		}
-		snprintf(name, sizeof(name), "zswap_iocost_swapoff%d", n);
-		ret = held_owner_start(&h, env.cgroot, name, "memory.max",
-				       PL_HELD_WEIGHT, OWNER_HELD, SO_WAIT_MS, why, sizeof(why));
-		if (ret > 0) {
-			set_result(CASE_SWAPOFF, KSFT_SKIP, "%s", why);
-			held_owner_stop(&h);
-			return;
-		}
-		if (ret == -ETIMEDOUT) {
-			ksft_print_msg("swapoff: try %d: %s\n", n, why);
-			held_owner_stop(&h);
+		ret = held_try_start(&hc, env.cgroot, n, &h);
+		if (ret == -EAGAIN)
 			continue;
-		}
-		if (ret || cg_write(h.cg, "memory.max", "max")) {
-			set_result(CASE_SWAPOFF, KSFT_FAIL, "%s",
-				   ret ? why : "cannot lift memory.max");
+		if (ret)
+			return;
+		if (cg_write(h.cg, "memory.max", "max")) {
+			set_result(CASE_SWAPOFF, KSFT_FAIL, "cannot lift memory.max");
 			held_owner_stop(&h);
 			return;
 		}

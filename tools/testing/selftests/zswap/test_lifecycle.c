@@ -42,10 +42,14 @@
 
 /*
  * writeback_disabled: 24M of compressible data (incompressible pages are
- * not stored when writeback is off) under a 20M memory.max; the pool
- * reaches ~12M, over 1% of a 1G guest's RAM for the global limit.
+ * not stored when writeback is off) under a 20M memory.max. For the
+ * global limit, max_pool_percent is 0: every store then hits the limit
+ * and queues shrink_worker, however well the data compressed and however
+ * much memory.reclaim pushed out. At 1% of a 1G guest the ~10M pool was
+ * a coin flip: one run in three never reached it.
  */
 #define WD_MEM_MAX		ZS_MB(20)
+#define WD_POOL_PCT		"0"
 
 #define ZSMALLOC_DEBUGFS	DEBUGFS_DIR "/zsmalloc"
 #define POOL_GONE_MS		30000
@@ -244,7 +248,7 @@ static int test_writeback_disabled(char *why, size_t len)
 	push_out(h.cg, 2);
 	/* 4. the global pool limit: shrink_worker */
 	cg_write(h.cg, "memory.zswap.max", "max");
-	if (zs_param_set("max_pool_percent", "1")) {
+	if (zs_param_set("max_pool_percent", WD_POOL_PCT)) {
 		snprintf(why, len, "cannot set max_pool_percent");
 		goto out;
 	}

@@ -31,7 +31,7 @@
 
 #define ZS_MAX_KNOBS		32
 #define ZS_MAX_CGROUPS		16
-#define ZS_MAX_HOOKS		4
+#define ZS_MAX_HOOKS		8
 #define ZS_BIG_BUF		32768
 
 struct zs_knob {
@@ -343,7 +343,12 @@ void zs_cleanup(void)
 
 int zs_on_cleanup(void (*fn)(void))
 {
+	int i;
+
 	zs_register_cleanup();
+	for (i = 0; i < zs_nr_hooks; i++)
+		if (zs_hooks[i] == fn)
+			return 0;
 	if (zs_nr_hooks == ZS_MAX_HOOKS)
 		return -ENOSPC;
 	zs_hooks[zs_nr_hooks++] = fn;

@@ -58,7 +58,10 @@ int zs_param_set(const char *name, const char *val);
 int zs_knobs_mark(void);
 void zs_knobs_restore(int mark);
 void zs_cleanup(void);
-/* Called first by zs_cleanup(), last registered first; must be idempotent. */
+/*
+ * Called first by zs_cleanup(), last registered first; must be idempotent.
+ * A hook registered again keeps its place. -ENOSPC when the table is full.
+ */
 int zs_on_cleanup(void (*fn)(void));
 
 /* Cgroups made by a test are removed at exit too. */
