@@ -8,7 +8,7 @@
 #                        VM=um for the quicker, less faithful UML guest
 #   make mutants         every named mutation of the series must fail its test,
 #                        and lib/stock-must-fail's cases must fail on 7.3.4
-#                        (KIND=kunit or KIND=vm picks one kind; ONLY=names)
+#                        (KIND=kunit, vm or stock picks one kind; ONLY=names)
 #   make bench           arms A/B/C x scenarios mild/heavy x workloads
 #                        cache/compile in QEMU guests (PROFILE=standard, the
 #                        default, or quick: cache only); make bench-summary
@@ -57,7 +57,7 @@ matrix: $(if $(wildcard build/linux/.git),,tree)
 
 # The mutation gate (lib/mutants.sh): every mutation of lib/mutants.txt
 # must fail the test named for it, a KUnit case or (VM mutations) a
-# selftest case in the QEMU guest; KIND=kunit|vm picks one kind,
+# selftest case in the QEMU guest; KIND=kunit|vm|stock picks one kind,
 # ONLY=name,... some mutations. make check runs KIND=kunit.
 mutants: tree
 	@$(LIB)/mutants.sh $(if $(KIND),--$(KIND)) $(if $(ONLY),--only '$(ONLY)')

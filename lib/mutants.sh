@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The mutation gate: every named mutation of the series' tip must make the
 # test named for it fail.
-#   lib/mutants.sh [--kunit | --vm] [--list FILE] [--only NAME[,NAME...]]
+#   lib/mutants.sh [--kunit | --vm | --stock] [--list FILE]
+#                  [--only NAME[,NAME...]]
 #                  [--result FILE]
 # Mutations are read from lib/mutants.txt (see its header). Each is applied
 # to a scratch work tree (a detached worktree of branch 'series' in
@@ -17,7 +18,7 @@
 # must fail there: they pin what the series changes.
 # --kunit runs the KUnit mutations only (make check's gate: minutes);
 # --vm the VM mutations and the stock check only (tens of minutes under
-# TCG); by default, all of them. Prints a table: mutation, patch,
+# TCG); --stock the stock check only; by default, all of them. Prints a table: mutation, patch,
 # expected killer, killed by, time; a mutation that survives, does not
 # apply or does not build fails the gate. --result FILE gets
 # "KILLED SURVIVED".
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kunit) kinds=kunit; shift ;;
 	--vm) kinds="vm stock"; shift ;;
+	--stock) kinds=stock; shift ;;
 	--list) list=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--result) result=$2; shift 2 ;;

@@ -1738,33 +1738,33 @@ out:
  * Test 5, second part: the global pool limit (max_pool_percent) is
  * written back by shrink_worker() on shrink_wq, and zswap_store() takes
  * no stores until it has run; lruvec work (zswap_wb_work_fn) sits in
- * iocost for as long as its cgroup's budget says. Beside a cgroup at
- * io.weight 1 whose lruvec work iocost holds, with the pool limit low
- * enough that the cgroup's own stores hit it, shrink_worker must start
- * while that lruvec work is still held. A queueing counts from when
+ * iocost for as long as its cgroup's budget says. Once the lruvec work of
+ * a cgroup at io.weight 1 is seen held (OWNER_HELD), max_pool_percent
+ * goes to 0, so that every store hits the limit and queues shrink_worker,
+ * and a filler cgroup starts storing. A queueing counts from when
  * shrink_worker was free to start (when queued, or when the run it was
  * queued during ended); each one with a run of lruvec work in progress
  * that went on for PL_HELD_MIN_MS or more after it must have started
- * before that run ended. Where lruvec work shares shrink_wq's single
- * active slot, shrink_worker starts only after it. At least one such
- * queueing must be seen, or the case has shown nothing and fails. Every
- * queueing but the last is followed by a start, within PL_START_MAX_MS.
- * The times are the workqueue events of both functions, recorded in a
- * trace instance of their own. Lruvec work is claimed only now and then
- * (the pool is small): the workload runs again and again, and the window
- * ends at PL_HELD_MS or once PL_HELD_ENOUGH such queueings were seen (the
- * trace is looked at every PL_LOOK_MS meanwhile).
+ * before that run ended, and every queueing within PL_START_MAX_MS.
+ * Where lruvec work shares shrink_wq's single active slot, shrink_worker
+ * starts only after it. At least one queueing beside held work must be
+ * seen within PL_HELD_MS of the switch, or the try is made again, up to
+ * PL_HELD_TRIES; with none, the case has shown nothing and fails. The
+ * times are the workqueue events of both functions, recorded in a trace
+ * instance of their own, looked at every PL_LOOK_MS.
  */
+#define PL_TAG			"pool limit, held worker"
 #define PL_HELD_WEIGHT		"1"
-#define PL_HELD_POOL_PCT	"1"
-#define PL_HELD_MS		300000
+#define PL_HELD_POOL_PCT	"0"
+#define PL_HELD_WAIT_MS		60000
+#define PL_HELD_MS		60000
+#define PL_HELD_TRIES		3
 #define PL_HELD_MIN_MS		1000
-#define PL_HELD_ENOUGH		1
-#define PL_LOOK_MS		2000
+#define PL_LOOK_MS		500
 #define PL_START_MAX_MS		10000
 #define PL_TRACE_KB		"8192"
 #define PL_RUNS_MAX		65536
-#define PL_QUEUED_MAX		4096
+#define PL_QUEUED_MAX		65536
 
 #define WQ_INST			TRACEFS "/instances/zswap_selftest_wq"
 
@@ -2121,7 +2121,13 @@ static int wq_mark(void)
 	return zs_write_file(WQ_INST "/trace_marker", WQ_MARK);
 }
 
-static void wq_judge(const struct wq_trace *t, struct wq_verdict *v)
+/*
+ * Judges the queueings of shrink_worker in @t, read at @now (us, the
+ * trace clock): one not started counts as unstarted when another came
+ * after it or it has been free to start for PL_START_MAX_MS.
+ */
+static void wq_judge(const struct wq_trace *t, struct wq_verdict *v,
+		     long long now)
 {
 	const struct sw_queueing *q;
 	long long held_until;
@@ -2137,7 +2143,9 @@ static void wq_judge(const struct wq_trace *t, struct wq_verdict *v)
 		if (q->unknown)
 			continue;
 		if (q->start < 0 || q->free_at < 0) {
-			v->unstarted += i < t->nr_q - 1;
+			v->unstarted += i < t->nr_q - 1 ||
+					(q->free_at >= 0 &&
+					 now - q->free_at > PL_START_MAX_MS * 1000LL);
 			continue;
 		}
 		v->started++;
@@ -2188,142 +2196,7 @@ static void wq_show(const struct wq_trace *t, const char *tag)
 		       (t->last - t->first) / 1000);
 }
 
-/* Stops a run of the held cgroup's workload, done or not. */
-static void held_workload_stop(pid_t *pid, int *rd, int *wr)
-{
-	int status;
-
-	if (*pid > 0) {
-		kill(*pid, SIGKILL);
-		zs_child_stop(*pid, *wr, &status, WL_EXIT_MS);
-	}
-	zs_run_cleanup(NULL, *rd, *wr);
-	*pid = *rd = *wr = -1;
-}
-
-/*
- * Test 5, second part. Returns 0 when it held, -1 when it did not and 1
- * when the environment lacks what it needs; either says why.
- */
-static int pool_limit_beside_held_worker(char *why, size_t len)
-{
-	int i, msg, mark, rounds = 0, rd = -1, wr = -1, ret = -1;
-	struct wq_trace t = { 0 };
-	long long hits0, hits1;
-	struct wq_verdict v;
-	struct wl_arg wa;
-	uint64_t end, left;
-	pid_t pid = -1;
-	char *cg;
-
-	mark = zs_knobs_mark();
-	t.runs = calloc(PL_RUNS_MAX, sizeof(*t.runs));
-	t.q = calloc(PL_QUEUED_MAX, sizeof(*t.q));
-	cg = zs_cg_create(env.cgroot, "zswap_iocost_held");
-	if (!t.runs || !t.q || !cg ||
-	    cg_write_numeric(cg, "memory.max", WL_MEM_MAX) ||
-	    cg_write(cg, "io.weight", PL_HELD_WEIGHT)) {
-		snprintf(why, len, "cannot create and configure the held cgroup");
-		goto out;
-	}
-	if (zs_param_set("shrinker_enabled", "Y") ||
-	    zs_param_set("max_pool_percent", PL_HELD_POOL_PCT)) {
-		snprintf(why, len, "cannot set shrinker_enabled and max_pool_percent");
-		goto out;
-	}
-	if (wq_trace_start(why, len)) {
-		ret = 1;
-		goto out;
-	}
-	hits0 = zs_debugfs_or("pool_limit_hit", 0);
-	end = zs_now_ms() + PL_HELD_MS;
-	do {
-		if (pid < 0) {
-			pid = start_workload(cg, &wa, WL_ALLOC, PL_HELD_MS, &rd, &wr);
-			if (pid < 0) {
-				snprintf(why, len, "cannot start the held cgroup's workload");
-				goto out;
-			}
-			rounds++;
-		}
-		left = end > zs_now_ms() ? end - zs_now_ms() : 0;
-		msg = zs_wait_for_msg(rd, left < PL_LOOK_MS ? left : PL_LOOK_MS);
-		if (msg != 'P' && msg != -ETIMEDOUT)
-			held_workload_stop(&pid, &rd, &wr);
-		/* a look while it records decides whether to go on */
-		if (wq_trace_read(&t)) {
-			snprintf(why, len, "cannot read %s/trace", WQ_INST);
-			goto out;
-		}
-		wq_judge(&t, &v);
-	} while (zs_now_ms() < end && v.beside < PL_HELD_ENOUGH && !v.after);
-	held_workload_stop(&pid, &rd, &wr);
-	hits1 = zs_debugfs_or("pool_limit_hit", 0);
-	zs_write_file(WQ_INST "/tracing_on", "0");
-	if (wq_trace_read(&t)) {
-		snprintf(why, len, "cannot read %s/trace", WQ_INST);
-		goto out;
-	}
-	wq_judge(&t, &v);
-
-	ksft_print_msg("pool limit, held worker: %d runs of the workload, pool_limit_hit +%lld\n",
-		       rounds, hits1 - hits0);
-	ksft_print_msg("pool limit, held worker: lruvec work ran %d times, longest %lld ms\n",
-		       t.nr_runs, v.longest_run / 1000);
-	ksft_print_msg("pool limit, held worker: shrink_worker queued %d, started %d\n",
-		       v.queued, v.started);
-	ksft_print_msg("pool limit, held worker: longest start %lld ms (bound %d ms)\n",
-		       v.longest_start / 1000, PL_START_MAX_MS);
-	ksft_print_msg("pool limit, held worker: %d queued beside lruvec work held >= %d ms\n",
-		       v.beside, PL_HELD_MIN_MS);
-	ksft_print_msg("pool limit, held worker: %d of those started only after that work\n",
-		       v.after);
-	if (t.entries < t.written || t.overflow) {
-		snprintf(why, len,
-			 "the trace kept %lld of %lld events (%s): cannot judge",
-			 t.entries, t.written, t.overflow ? "too many" : "buffer full");
-	} else if (v.queued <= 0 || hits1 <= hits0) {
-		snprintf(why, len,
-			 "shrink_worker queued %d times, pool_limit_hit +%lld: expected the global pool limit hit",
-			 v.queued, hits1 - hits0);
-	} else if (!v.beside) {
-		wq_show(&t, "pool limit, held worker");
-		snprintf(why, len,
-			 "shrink_worker was never queued beside lruvec work held >= %d ms (longest run %lld ms): nothing shown",
-			 PL_HELD_MIN_MS, v.longest_run / 1000);
-	} else if (v.after) {
-		snprintf(why, len,
-			 "shrink_worker started only after the lruvec work beside it ended, %d of %d times: held behind lruvec work",
-			 v.after, v.beside);
-	} else if (v.unstarted) {
-		for (i = 0; i < t.nr_q - 1; i++) {
-			if (t.q[i].start >= 0 && t.q[i].free_at >= 0)
-				continue;
-			ksft_print_msg("pool limit, held worker: not started: queued at %lld ms,\n",
-				       (t.q[i].at - t.first) / 1000);
-			ksft_print_msg("pool limit, held worker: free to start at %lld ms\n",
-				       t.q[i].free_at < 0 ? -1 :
-				       (t.q[i].free_at - t.first) / 1000);
-		}
-		snprintf(why, len,
-			 "shrink_worker did not start after %d of its %d queueings: held",
-			 v.unstarted, v.queued);
-	} else if (v.longest_start > PL_START_MAX_MS * 1000LL) {
-		snprintf(why, len,
-			 "shrink_worker waited up to %lld ms to start, expected < %d ms: held behind lruvec work",
-			 v.longest_start / 1000, PL_START_MAX_MS);
-	} else {
-		ret = 0;
-	}
-out:
-	held_workload_stop(&pid, &rd, &wr);
-	wq_trace_stop();
-	zs_knobs_restore(mark);
-	zs_run_cleanup(cg, -1, -1);
-	free(t.q);
-	free(t.runs);
-	return ret;
-}
+static void pool_limit_beside_held_worker(void);
 
 /*
  * Test 5: with the shrinker off, the only writeback is memory.zswap.max's,
@@ -2336,7 +2209,7 @@ static void phase_pool_limit(void)
 	long long slack = (env.nr_cpus + 2) * env.page_size;
 	long long out_p = -1, out_d = -1, wb = -1, wait, indebt, ooms = -1;
 	struct zs_peak pk = { 0 };
-	int msg, rd = -1, wr = -1, status = 0, ret;
+	int msg, rd = -1, wr = -1, status = 0;
 	uint64_t t0, t_p = 0, t_d = 0;
 	char why[512];
 	struct wl_arg wa;
@@ -2437,12 +2310,8 @@ static void phase_pool_limit(void)
 		set_result(CASE_POOL_LIMIT, KSFT_PASS, "");
 out:
 	zs_run_cleanup(cg, rd, wr);
-	if (result[CASE_POOL_LIMIT].res != KSFT_PASS)
-		return;
-	ret = pool_limit_beside_held_worker(why, sizeof(why));
-	if (ret)
-		set_result(CASE_POOL_LIMIT, ret > 0 ? KSFT_SKIP : KSFT_FAIL,
-			   "%s", why);
+	if (result[CASE_POOL_LIMIT].res == KSFT_PASS)
+		pool_limit_beside_held_worker();
 }
 
 /*
@@ -2591,6 +2460,185 @@ static int held_try_start(const struct held_case *hc, const char *parent,
 		set_result(hc->c, ret > 0 ? KSFT_SKIP : KSFT_FAIL, "%s", why);
 	held_owner_stop(h);
 	return ret == -ETIMEDOUT ? -EAGAIN : -1;
+}
+
+/* Stops a run of the held cgroup's workload, done or not. */
+static void held_workload_stop(pid_t *pid, int *rd, int *wr)
+{
+	int status;
+
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		zs_child_stop(*pid, *wr, &status, WL_EXIT_MS);
+	}
+	zs_run_cleanup(NULL, *rd, *wr);
+	*pid = *rd = *wr = -1;
+}
+
+/*
+ * Test 5, second part: the verdict on a try, @hits the pool limit hits
+ * since the switch. Returns 0 when it held; -EAGAIN when no queueing fell
+ * beside held work (nothing shown); -1 when it did not hold. @why says
+ * why unless it held.
+ */
+static int pool_limit_verdict(const struct wq_trace *t,
+			      const struct wq_verdict *v, long long hits,
+			      char *why, size_t len)
+{
+	int i;
+
+	if (t->entries < t->written || t->overflow) {
+		snprintf(why, len,
+			 "the trace kept %lld of %lld events (%s): cannot judge",
+			 t->entries, t->written, t->overflow ? "too many" : "buffer full");
+		return -1;
+	}
+	if (v->queued <= 0 || hits <= 0) {
+		snprintf(why, len,
+			 "shrink_worker queued %d times, pool_limit_hit +%lld: expected the global pool limit hit",
+			 v->queued, hits);
+		return -1;
+	}
+	if (v->after) {
+		snprintf(why, len,
+			 "shrink_worker started only after the lruvec work beside it ended, %d of %d times: held behind lruvec work",
+			 v->after, v->beside);
+		return -1;
+	}
+	if (v->unstarted) {
+		for (i = 0; i < t->nr_q; i++) {
+			if (t->q[i].start >= 0)
+				continue;
+			ksft_print_msg("%s: not started: queued at %lld ms, free at %lld ms\n",
+				       PL_TAG, (t->q[i].at - t->first) / 1000,
+				       t->q[i].free_at < 0 ? -1 :
+				       (t->q[i].free_at - t->first) / 1000);
+		}
+		snprintf(why, len,
+			 "shrink_worker did not start after %d of its %d queueings within %d ms: held",
+			 v->unstarted, v->queued, PL_START_MAX_MS);
+		return -1;
+	}
+	if (v->longest_start > PL_START_MAX_MS * 1000LL) {
+		snprintf(why, len,
+			 "shrink_worker waited up to %lld ms to start, expected < %d ms: held behind lruvec work",
+			 v->longest_start / 1000, PL_START_MAX_MS);
+		return -1;
+	}
+	if (!v->beside) {
+		snprintf(why, len,
+			 "shrink_worker was never queued beside lruvec work held >= %d ms (longest run %lld ms): nothing shown",
+			 PL_HELD_MIN_MS, v->longest_run / 1000);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/*
+ * Test 5, second part, one try on @h, started and held: the switch to
+ * max_pool_percent 0 with the filler storing in @filler, the trace
+ * followed until a queueing beside held work is judged (or PL_HELD_MS).
+ * Returns as pool_limit_verdict() does.
+ */
+static int pool_limit_held_try(struct held_owner *h, const char *filler,
+			       int n, char *why, size_t len)
+{
+	int mark, rd = -1, wr = -1, ret = 0;
+	long long hits0, hits1, off;
+	struct wq_verdict v = { 0 };
+	struct wl_arg wa;
+	pid_t pid = -1;
+	uint64_t end;
+
+	hits0 = zs_debugfs_or("pool_limit_hit", 0);
+	mark = zs_knobs_mark();
+	if (zs_param_set("max_pool_percent", PL_HELD_POOL_PCT) || wq_mark())
+		ret = -1;
+	if (!ret)
+		pid = start_workload(filler, &wa, WL_ALLOC,
+				     PL_HELD_MS + WL_EXIT_MS, &rd, &wr);
+	if (pid < 0) {
+		snprintf(why, len, "cannot lower max_pool_percent and start the filler");
+		ret = -1;
+	}
+	end = zs_now_ms() + PL_HELD_MS;
+	while (!ret && zs_now_ms() < end) {
+		zs_sleep_ms(PL_LOOK_MS);
+		if (wq_trace_read(&h->t))
+			break;
+		wq_judge(&h->t, &v, zs_now_ms() * 1000LL);
+		if (v.beside || v.after || v.unstarted)
+			break;
+	}
+	zs_write_file(WQ_INST "/tracing_on", "0");
+	off = zs_now_ms() * 1000LL;
+	zs_knobs_restore(mark);
+	hits1 = zs_debugfs_or("pool_limit_hit", 0);
+	held_workload_stop(&pid, &rd, &wr);
+	if (ret)
+		return ret;
+	if (wq_trace_read(&h->t)) {
+		snprintf(why, len, "cannot read %s/trace", WQ_INST);
+		return -1;
+	}
+	wq_judge(&h->t, &v, off);
+
+	ksft_print_msg("%s: try %d: pool_limit_hit +%lld\n", PL_TAG, n, hits1 - hits0);
+	ksft_print_msg("%s: try %d: lruvec work ran %d times, longest %lld ms\n",
+		       PL_TAG, n, h->t.nr_runs, v.longest_run / 1000);
+	ksft_print_msg("%s: try %d: shrink_worker queued %d, started %d\n",
+		       PL_TAG, n, v.queued, v.started);
+	ksft_print_msg("%s: try %d: its longest start %lld ms (bound %d ms)\n",
+		       PL_TAG, n, v.longest_start / 1000, PL_START_MAX_MS);
+	ksft_print_msg("%s: try %d: %d queued beside lruvec work held >= %d ms\n",
+		       PL_TAG, n, v.beside, PL_HELD_MIN_MS);
+	ksft_print_msg("%s: try %d: %d of those started only after that work\n",
+		       PL_TAG, n, v.after);
+	ret = pool_limit_verdict(&h->t, &v, hits1 - hits0, why, len);
+	if (ret == -EAGAIN) {
+		wq_show(&h->t, PL_TAG);
+		ksft_print_msg("%s: try %d: %s\n", PL_TAG, n, why);
+	}
+	return ret;
+}
+
+/* Test 5, second part: sets CASE_POOL_LIMIT's result. */
+static void pool_limit_beside_held_worker(void)
+{
+	static const struct held_case hc = {
+		.c = CASE_POOL_LIMIT, .tag = PL_TAG,
+		.prefix = "zswap_iocost_held", .limit = "memory.max",
+		.weight = PL_HELD_WEIGHT, .w = OWNER_HELD,
+		.wait_ms = PL_HELD_WAIT_MS,
+		.need_ms = PL_HELD_WAIT_MS + PL_HELD_MS + WL_EXIT_MS,
+	};
+	char why[512] = "", *filler;
+	struct held_owner h;
+	int n, ret = -EAGAIN;
+
+	filler = zs_cg_create(env.cgroot, "zswap_iocost_filler");
+	if (!filler || cg_write_numeric(filler, "memory.max", WL_MEM_MAX) ||
+	    zs_param_set("shrinker_enabled", "Y")) {
+		set_result(CASE_POOL_LIMIT, KSFT_FAIL,
+			   "cannot set up the filler cgroup and the shrinker");
+		goto out;
+	}
+	for (n = 0; n < PL_HELD_TRIES && ret == -EAGAIN; n++) {
+		ret = held_try_start(&hc, env.cgroot, n, &h);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret)
+			goto out;
+		ret = pool_limit_held_try(&h, filler, n, why, sizeof(why));
+		held_owner_stop(&h);
+	}
+	if (ret == -EAGAIN && !why[0])
+		snprintf(why, sizeof(why),
+			 "lruvec work not seen held in %d tries: nothing shown",
+			 PL_HELD_TRIES);
+	set_result(CASE_POOL_LIMIT, ret ? KSFT_FAIL : KSFT_PASS, "%s", why);
+out:
+	zs_run_cleanup(filler, -1, -1);
 }
 
 /*
