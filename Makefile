@@ -10,7 +10,7 @@
 #                        and lib/stock-must-fail's cases must fail on 7.3.4
 #                        (KIND=kunit, vm or stock picks one kind; ONLY=names)
 #   make bench           arms A/B/C x scenarios mild/heavy x workloads
-#                        cache/compile in QEMU guests (PROFILE=standard, the
+#                        cache/oltp in QEMU guests (PROFILE=standard, the
 #                        default, or quick: cache only); make bench-summary
 #                        RESULTS=DIR redoes its tables; make bench-rows runs
 #                        arm C at the design-choice commits (ROWS=...)
@@ -41,7 +41,7 @@ selftests: tree
 # The benchmark builds a snapshot of branch `series`; it makes the work
 # tree only when there is none, so a tree being worked on is left alone.
 bench: $(if $(wildcard build/linux/.git),,tree)
-	@$(LIB)/bench.sh --profile $(or $(PROFILE),standard)
+	@$(LIB)/bench.sh --profile $(or $(PROFILE),standard) $(if $(RESULTS),--results '$(RESULTS)')
 
 bench-summary:
 	@$(LIB)/bench.sh --summary '$(RESULTS)'

@@ -696,6 +696,7 @@ def ratio_table(runs, wl, scen):
     by = {(r["round"], r["arm"]): r for r in runs}
     rounds = sorted({r["round"] for r in runs})
     any_row = False
+    spread = {}
     for rd in rounds:
         for base in ("B", "A"):
             c, o = by.get((rd, "C")), by.get((rd, base))
@@ -707,10 +708,15 @@ def ratio_table(runs, wl, scen):
                 any_row = True
                 continue
             cells = []
-            for _, get in metrics:
+            for m, get in metrics:
                 try:
                     x, y = get(c), get(o)
-                    cells.append("%.2f" % (x / y) if x is not None and y else "-")
+                    if x is not None and y:
+                        cells.append("%.2f" % (x / y))
+                        if outcome(o) == "ok" and outcome(c) == "ok":
+                            spread.setdefault((base, m), []).append(x / y)
+                    else:
+                        cells.append("-")
                 except (KeyError, TypeError):
                     cells.append("-")
             if outcome(o) != "ok":
@@ -719,8 +725,51 @@ def ratio_table(runs, wl, scen):
             any_row = True
     if not any_row:
         out.append("| - | - |" + " - |" * len(metrics))
+    out += spread_rows(spread, metrics)
     out.append("\n(*: the other arm was %s; its workload figures are partial.)\n"
                % "OOM-killed or timed out")
+    out += noise_lines(spread, metrics)
+    return out
+
+
+def spread_rows(spread, metrics):
+    """Per pair: the median of the rounds' ratios and their range."""
+    out = []
+    for base in ("B", "A"):
+        if not any((base, m) in spread for m, _ in metrics):
+            continue
+        cells = []
+        for m, _ in metrics:
+            v = sorted(spread.get((base, m), []))
+            cells.append("%.2f [%.2f-%.2f] (%d)" % (statistics.median(v), v[0], v[-1], len(v))
+                         if v else "-")
+        out.append("| all | C/%s median [range] (rounds) | %s |" % (base, " | ".join(cells)))
+    return out
+
+
+def noise_lines(spread, metrics):
+    """Which ratios are inside the round-to-round noise: a range that
+    holds 1.00 (or a single round) says nothing either way."""
+    out = []
+    for base in ("B", "A"):
+        inside, above, below = [], [], []
+        for m, _ in metrics:
+            v = spread.get((base, m), [])
+            if not v:
+                continue
+            if len(v) < 2 or min(v) <= 1.0 <= max(v):
+                inside.append(m)
+            elif min(v) > 1.0:
+                above.append(m)
+            else:
+                below.append(m)
+        if not any((base, m) in spread for m, _ in metrics):
+            continue
+        n = max(len(spread.get((base, m), [])) for m, _ in metrics)
+        out.append("C/%s over %d paired round(s): above 1 in every round: %s; below 1 in every"
+                   " round: %s; inside the noise (the range holds 1, or one round): %s.\n"
+                   % (base, n, ", ".join(above) or "none", ", ".join(below) or "none",
+                      ", ".join(inside) or "none"))
     return out
 
 

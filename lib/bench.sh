@@ -15,7 +15,8 @@
 # series (branch `series` of build/linux), shrinker on. Scenarios: the IO
 # sibling is one synchronous O_DIRECT random writer (mild) or keeps 16
 # writes in flight (heavy). Each round runs every scenario and arm, each
-# arm in a freshly booted guest, in an order rotated per round.
+# arm in a freshly booted guest, the (scenario, arm) pairs of a round and
+# workload in a random order (seeded per results directory: order.txt).
 #
 # The guest (QEMU under TCG, virtme-ng, 1G, 2 CPUs) sees one virtio-blk
 # disk throttled by QEMU at BENCH_IOPS IOPS and BENCH_BPS bytes/s: its
@@ -27,6 +28,9 @@
 # OLTP read-write load (oltp, bench/oltp.sh; its database is on a second
 # disk, see oltp_seed); lib/bench-guest.sh is the guest side.
 #
+# A run that finished (its wall_s written) is not run again: the same
+# command with --results DIR goes on where an interrupted one stopped,
+# as long as arm C's kernel is the same commit (series.rev there).
 # --results DIR adds the runs to DIR (e.g. the arms of one round run as
 # two invocations) instead of a new directory.
 #
@@ -58,6 +62,7 @@ BENCH_BPS=16777216
 ALL_ARMS="A B C"
 ALL_SCENARIOS="mild heavy"
 ALL_WORKLOADS="cache compile oltp"
+STANDARD_WORKLOADS="cache oltp"		# compile on request (--workloads)
 # The compile workload's slice: two mm/ objects compiled side by side,
 # cc1 peaks of 96 and 101 MB, 2.1 and 2.3 s natively here, about 35 s each
 # under TCG without a cap; under the 96M cap arm C takes 1.5-2 min for both,
@@ -116,8 +121,8 @@ set_profile() {
 		ROUNDS=1 DURATION=10 POPULATE_TIMEOUT=45 COMPILE_TIMEOUT=240
 		workloads=${workloads:-cache} ;;
 	standard)
-		ROUNDS=3 DURATION=60 POPULATE_TIMEOUT=400 COMPILE_TIMEOUT=360
-		workloads=${workloads:-$ALL_WORKLOADS} ;;
+		ROUNDS=5 DURATION=60 POPULATE_TIMEOUT=400 COMPILE_TIMEOUT=360
+		workloads=${workloads:-$STANDARD_WORKLOADS} ;;
 	*) die "PROFILE=$profile is not a profile: use quick or standard" ;;
 	esac
 	MEM_MAX=96M WSS_MB=192 THREADS=4 DEADLINE_MS=10
@@ -457,15 +462,41 @@ run_arm() {
 		"$arm" "$(cat "$dir/wall_s")" "$("$PY" "$ROOT/bench/summary.py" line "$dir")" >&2
 }
 
-# rotate N WORDS...: WORDS rotated left by N.
-rotate() {
-	local n=$1
-	shift
-	local -a w=("$@")
-	local i
-	for ((i = 0; i < ${#w[@]}; i++)); do
-		printf '%s ' "${w[(i + n) % ${#w[@]}]}"
-	done
+# results_seed RES: the seed of RES's run order, made once (RES/seed).
+results_seed() {
+	[ -s "$1/seed" ] || od -An -N4 -tu4 /dev/urandom | tr -d ' ' >"$1/seed"
+	cat "$1/seed"
+}
+
+# round_order SEED ROUND WL: the "scenario arm" pairs of ROUND and WL, one
+# a line, in the random order SEED gives them (the same on every call).
+round_order() {
+	local seed=$1 round=$2 wl=$3 scen arm
+	for scen in $scenarios; do
+		for arm in $arms; do
+			echo "$scen $arm"
+		done
+	done | awk -v seed="$seed" -v round="$round" -v wl="$wl" '
+		BEGIN { n = 0; for (i = 1; i <= length(wl); i++) n = n * 31 + index("abcdefghijklmnopqrstuvwxyz", substr(wl, i, 1)); srand((seed + round * 7919 + n) % 2147483647) }
+		{ printf "%.9f\t%s\n", rand(), $0 }' | sort -k1,1 | cut -f2-
+}
+
+# run_done DIR: the run in DIR finished (what failed is in its files).
+run_done() {
+	[ -s "$1/wall_s" ]
+}
+
+# same_series RES: RES holds runs of arm C's kernel only (series.rev).
+same_series() {
+	local res=$1 want have
+	have=$(cat "$BENCH/src-series.rev")
+	if [ -s "$res/series.rev" ]; then
+		want=$(cat "$res/series.rev")
+		[ "$want" = "$have" ] ||
+			die "$res has arm C at $want, the series is now at $have: use a new results directory"
+	else
+		echo "$have" >"$res/series.rev"
+	fi
 }
 
 write_meta() {
@@ -491,16 +522,24 @@ write_meta() {
 }
 
 run_all() {
-	local res=$1 round wl scen arm n=0 total
+	local res=$1 round wl scen arm n=0 total seed dir
 	total=$((ROUNDS * $(wc -w <<<"$workloads") * $(wc -w <<<"$scenarios") * $(wc -w <<<"$arms")))
+	seed=$(results_seed "$res")
 	for ((round = 1; round <= ROUNDS; round++)); do
 		for wl in $workloads; do
-			for scen in $(rotate $((round - 1)) $scenarios); do
-				for arm in $(rotate $((round - 1)) $arms); do
-					n=$((n + 1))
-					run_arm "$res" "$round" "$scen" "$arm" "$wl" "$n" "$total"
-				done
-			done
+			while read -r scen arm; do
+				n=$((n + 1))
+				dir=$(run_dir "$res" "$round" "$scen" "$arm" "$wl")
+				grep -qx "$round $wl $scen $arm" "$res/order.txt" 2>/dev/null ||
+					echo "$round $wl $scen $arm" >>"$res/order.txt"
+				if run_done "$dir"; then
+					printf '[%d/%d] round %d %-7s %-5s arm %s: done before\n' \
+						"$n" "$total" "$round" "$wl" "$scen" "$arm" >&2
+					continue
+				fi
+				rm -rf "$dir"		# an interrupted run starts afresh
+				run_arm "$res" "$round" "$scen" "$arm" "$wl" "$n" "$total"
+			done < <(round_order "$seed" "$round" "$wl")
 		done
 	done
 }
@@ -511,7 +550,7 @@ run_all() {
 full_run() {
 	[ "$profile" = standard ] && [ -z "${SERIES_REV:-}" ] && [ "$GUEST_CPUS" = 2 ] &&
 		[ "$(echo $arms)" = "$ALL_ARMS" ] && [ "$(echo $scenarios)" = "$ALL_SCENARIOS" ] &&
-		[ "$(echo $workloads)" = "$ALL_WORKLOADS" ]
+		[ "$(echo $workloads)" = "$STANDARD_WORKLOADS" ]
 }
 
 # summarize RESULTS [docs]: tables and figures in RESULTS; with "docs",
@@ -562,7 +601,12 @@ main() {
 	res=${results:-$BENCH/results/$(date -u +%Y%m%d-%H%M%S)}
 	mkdir -p "$res"
 	res=$(cd "$res" && pwd)
-	write_meta "$res"
+	same_series "$res"
+	if [ -f "$res/meta.txt" ]; then
+		echo "resumed=$(date -u +%Y-%m-%dT%H:%M:%SZ) command=lib/bench.sh $BENCH_ARGS" >>"$res/meta.txt"
+	else
+		write_meta "$res"
+	fi
 	log "benchmark ($profile): $ROUNDS round(s) x workloads [$workloads] x scenarios [$scenarios] x arms [$arms] -> ${res#"$ROOT"/}"
 	run_all "$res"
 	if full_run; then
