@@ -29,6 +29,7 @@ import sys
 
 ARMS = ["A", "B", "C"]
 WORKLOADS = ["cache", "compile", "oltp"]
+SCENARIOS = ["open", "mild", "heavy"]
 WORKLOAD_TASKS = ("cachebench", "cc1", "gcc", "as", "mariadbd", "sysbench")
 # A workload's exit statuses that still give figures (cachebench 2: data
 # corruption, flagged apart; compile.sh 3: timed out, a lower bound).
@@ -343,6 +344,20 @@ def params(rundir):
     return out
 
 
+def fio_sibling(path):
+    """The sibling's fio report (JSON after fio's own message lines): its
+    write IOPS and p99 total latency (ms) over its whole run, or {}."""
+    text = read(path)
+    try:
+        job = json.loads(text[text.index("{"):])["jobs"][0]
+        w = job["write"]
+        lat = w.get("lat_ns", {}).get("percentile") or w.get("clat_ns", {}).get("percentile")
+        return {"iops": w["iops"], "p99_ms": lat["99.000000"] / 1e6 if lat else None,
+                "elapsed_s": job.get("elapsed")}
+    except (ValueError, KeyError, IndexError, TypeError):
+        return {}
+
+
 def parse(rundir):
     p = params(rundir)
     arm, scen = p.get("BENCH_ARM", "?"), p.get("BENCH_SCENARIO", "?")
@@ -456,6 +471,7 @@ def parse(rundir):
     alive = read(os.path.join(rundir, "sibling-alive")).strip()
     if alive == "no":
         r["invalid"].append("the IO sibling died before the end")
+    r["sibling_fio"] = fio_sibling(os.path.join(rundir, "fio.json"))
     r["host_load"] = host_load(rundir)
     try:
         bound = float(p.get("BENCH_HOST_LOAD_MAX") or HOST_LOAD_MAX_DEFAULT)
@@ -592,6 +608,10 @@ def metric_rows():
         ("swap write bios by others", sw("other"), "%.0f"),
         ("sibling write IOPS", lambda r: r["sibling_io"].get("wios", 0) / r["interval_s"]
          if r.get("interval_s") else None, "%.0f"),
+        ("sibling write IOPS (fio, its whole run)",
+         lambda r: r.get("sibling_fio", {}).get("iops"), "%.0f"),
+        ("sibling write p99 latency (ms, fio, its whole run)",
+         lambda r: r.get("sibling_fio", {}).get("p99_ms"), "%.1f"),
     ]
 
 
@@ -675,7 +695,12 @@ def scenario_table(runs, wl, scen, arms):
 
 COST_RATIOS = [("PSI full share", lambda r: r["psi_share"].get("cgroup interval")),
                ("cost.indebt", lambda r: r["io"].get("cost.indebt")),
-               ("cost.wait", lambda r: r["io"].get("cost.wait"))]
+               ("cost.wait", lambda r: r["io"].get("cost.wait")),
+               # what the sibling got: a ratio under 1 (IOPS) or over 1
+               # (p99) is a regression the series causes the neighbour
+               ("sibling IOPS", lambda r: r["sibling_io"].get("wios", 0) / r["interval_s"]
+                if r.get("interval_s") else None),
+               ("sibling p99", lambda r: r.get("sibling_fio", {}).get("p99_ms"))]
 RATIO_METRICS = {
     "cache": [("ops/s", lambda r: r["workload"].get("ops_per_s")),
               ("p99.9", lambda r: r["workload"].get("p999_us")),
@@ -950,7 +975,7 @@ def summary(res):
     if not runs:
         sys.exit("summary.py: no runs under %s" % res)
     arms = [a for a in ARMS if any(r["arm"] == a for r in runs)]
-    scenarios = [s for s in ("mild", "heavy") if any(r["scenario"] == s for r in runs)]
+    scenarios = [s for s in SCENARIOS if any(r["scenario"] == s for r in runs)]
     workloads = [w for w in WORKLOADS if any(r["wl"] == w for r in runs)]
     meta = read(os.path.join(res, "meta.txt"))
     out = ["# Benchmark summary: %s\n" % os.path.basename(res), "```", meta.strip(), "```", "",
@@ -1016,6 +1041,7 @@ V2_METRICS = [
                                  r["zswap"]["inplace_wb_pages"]), "%s"),
     ("workload CPU (s)", lambda r: r["cpu"]["usage_usec"] / 1e6, "%.1f"),
     ("zswap kworker CPU (s)", lambda r: r["zswap_kworker_cpu_s"], "%.1f"),
+    ("sibling p99 (ms, fio)", lambda r: r["sibling_fio"]["p99_ms"], "%.1f"),
 ]
 
 # Where the device time went: iocost's cost.usage is the device time
@@ -1045,7 +1071,8 @@ def rows(dirs):
         loaded.setdefault(os.path.basename(os.path.normpath(d)), []).extend(load_runs(d))
     loaded = list(loaded.items())
     for suffix, table in ROW_TABLES:
-        for scen in ("mild", "heavy"):
+        for scen in [s for s in SCENARIOS if any(r["scenario"] == s for _, rr in loaded
+                                                  for r in rr)]:
             out.append("| %s%s | runs | %s |" % (scen, suffix, " | ".join(m for m, _, _ in table)))
             out.append("|---|---|" + "---|" * len(table))
             for name, runs in loaded:
@@ -1146,7 +1173,7 @@ def headline(res):
     arms = [a for a in ARMS if any(r["arm"] == a for r in runs)]
     out = []
     for wl in WORKLOADS:
-        scens = [s for s in ("mild", "heavy")
+        scens = [s for s in SCENARIOS
                  if any(r["wl"] == wl and r["scenario"] == s for r in runs)]
         if not scens:
             continue
@@ -1177,11 +1204,12 @@ def headline(res):
     for wl in AIM_WORKLOADS:
         if not any(r["wl"] == wl for r in runs):
             continue
+        scens = [s for s in SCENARIOS if any(r["wl"] == wl and r["scenario"] == s for r in runs)]
         out += ["The issue's aims (%s workload):\n" % wl,
-                "| aim | " + " | ".join(s for s in ("mild", "heavy")) + " |", "|---|---|---|"]
-        per = {s: aims(runs, s, wl) for s in ("mild", "heavy")}
-        for i, (aim, _) in enumerate(per["mild"]):
-            out.append("| %s | %s | %s |" % (aim, per["mild"][i][1], per["heavy"][i][1]))
+                "| aim | " + " | ".join(scens) + " |", "|---" * (len(scens) + 1) + "|"]
+        per = {s: aims(runs, s, wl) for s in scens}
+        for i, (aim, _) in enumerate(per[scens[0]]):
+            out.append("| %s | %s |" % (aim, " | ".join(per[s][i][1] for s in scens)))
         out.append("")
     print("\n".join(out))
 

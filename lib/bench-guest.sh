@@ -198,15 +198,23 @@ kworker_sample() {
 	done
 }
 
+# start_sibling: fio in the sibling's cgroup until it is killed (a day's
+# runtime); closed loop at BENCH_SIBLING_DEPTH, or open loop at
+# BENCH_SIBLING_RATE IOPS (Poisson arrivals). Its report, JSON with total
+# latency percentiles, is written when it is stopped (SIGTERM).
 start_sibling() {
 	local engine=psync
+	local -a rate=()
 	[ "$BENCH_SIBLING_DEPTH" -gt 1 ] && engine=libaio
+	[ "${BENCH_SIBLING_RATE:-0}" -gt 0 ] &&
+		rate=(--rate_iops="$BENCH_SIBLING_RATE" --rate_process=poisson)
 	(
 		echo "$BASHPID" >$SIB/cgroup.procs
 		exec fio --name=sibling --filename=/dev/${DEV}2 --direct=1 \
 			--rw=randwrite --bs=4k --ioengine=$engine \
-			--iodepth="$BENCH_SIBLING_DEPTH" --time_based --runtime=86400 \
-			--output="$OUT/fio.txt"
+			--iodepth="$BENCH_SIBLING_DEPTH" "${rate[@]}" \
+			--time_based --runtime=86400 --lat_percentiles=1 \
+			--output-format=json --output="$OUT/fio.json"
 	) >/dev/null 2>"$OUT/fio.err" &
 	SIB_PID=$!
 }

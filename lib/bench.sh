@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The benchmark (issue 6): lib/bench.sh [--profile quick|standard]
 #                                      [--rounds N] [--arms 'A B C']
-#                                      [--scenarios 'mild heavy']
+#                                      [--scenarios 'open mild heavy']
 #                                      [--workloads 'cache compile oltp']
 #                                      [--results DIR]
 #        lib/bench.sh --summary RESULTS_DIR    (tables and figures again)
@@ -13,10 +13,14 @@
 #
 # Arms: A stock 7.3.4, zswap shrinker off; B stock, shrinker on; C the
 # series (branch `series` of build/linux), shrinker on. Scenarios: the IO
-# sibling is one synchronous O_DIRECT random writer (mild) or keeps 16
-# writes in flight (heavy). Each round runs every scenario and arm, each
-# arm in a freshly booted guest, the (scenario, arm) pairs of a round and
-# workload in a random order (seeded per results directory: order.txt).
+# sibling is an open-loop O_DIRECT random writer at a fixed SIB_OPEN_IOPS
+# with iocost's latency targets on (open: its own IOPS and p99 latency
+# are a metric that may regress), one synchronous writer (mild) or keeps
+# 16 writes in flight (heavy); mild and heavy run at a fixed vrate. The
+# standard profile runs open and heavy. Each round runs every scenario
+# and arm, each arm in a freshly booted guest, the (scenario, arm) pairs
+# of a round and workload in a random order (seeded per results
+# directory: order.txt).
 #
 # The guest (QEMU under TCG, virtme-ng, 1G, 2 CPUs) sees one virtio-blk
 # disk throttled by QEMU at BENCH_IOPS IOPS and BENCH_BPS bytes/s: its
@@ -60,7 +64,18 @@ HOST_LOAD_MAX=${HOST_LOAD_MAX:-$(awk -v n="$(nproc)" 'BEGIN { print n + 1.5 }')}
 HOST_LOAD_EVERY=10			# seconds between host load samples
 BENCH_BPS=16777216
 ALL_ARMS="A B C"
-ALL_SCENARIOS="mild heavy"
+ALL_SCENARIOS="open mild heavy"
+STANDARD_SCENARIOS="open heavy"
+# The open-loop sibling: fio at a fixed rate, Poisson arrivals, up to 64
+# in flight, so that a slow disk makes its latency grow instead of its
+# rate fall (40% of the disk's throttle, 1000 IOPS).
+SIB_OPEN_IOPS=400
+SIB_OPEN_DEPTH=64
+# iocost's latency targets in the open scenario: p95 of reads and writes
+# within 50 ms (the throttled disk serves 1000 IOPS; TCG adds noise), vrate
+# free between 25% and 100% of the model.
+QOS_TARGETS="rpct=95 rlat=50000 wpct=95 wlat=50000 min=25 max=100"
+QOS_FIXED="rpct=0 rlat=0 wpct=0 wlat=0 min=100 max=100"
 ALL_WORKLOADS="cache compile oltp"
 STANDARD_WORKLOADS="cache oltp"		# compile on request (--workloads)
 # The compile workload's slice: two mm/ objects compiled side by side,
@@ -83,11 +98,11 @@ OLTP_ROWS=200000
 OLTP_DEADLINE_MS=1000
 OLTP_SEED=$BENCH/oltp-seed.img
 
-profile=${PROFILE:-quick} rounds="" arms=$ALL_ARMS scenarios=$ALL_SCENARIOS summary_only="" results=""
+profile=${PROFILE:-quick} rounds="" arms=$ALL_ARMS scenarios="" summary_only="" results=""
 workloads=${WORKLOADS:-}
 
 usage() {
-	die "usage: lib/bench.sh [--profile quick|standard] [--rounds N] [--arms 'A B C'] [--scenarios 'mild heavy'] [--workloads 'cache compile'] [--results DIR] | --summary DIR"
+	die "usage: lib/bench.sh [--profile quick|standard] [--rounds N] [--arms 'A B C'] [--scenarios 'open mild heavy'] [--workloads 'cache compile oltp'] [--results DIR] | --summary DIR"
 }
 
 parse_args() {
@@ -126,6 +141,7 @@ set_profile() {
 	*) die "PROFILE=$profile is not a profile: use quick or standard" ;;
 	esac
 	MEM_MAX=96M WSS_MB=192 THREADS=4 DEADLINE_MS=10
+	scenarios=${scenarios:-$STANDARD_SCENARIOS}
 	ROUNDS=${rounds:-$ROUNDS}
 	case $ROUNDS in ''|0|*[!0-9]*) die "--rounds $ROUNDS: a positive number, please" ;; esac
 	[[ $SIBLING_WEIGHT =~ ^[1-9][0-9]{0,4}$ ]] && [ "$SIBLING_WEIGHT" -le 10000 ] ||
@@ -338,17 +354,34 @@ arm_shrinker() {
 
 scenario_depth() {
 	case $1 in
+	open) echo "$SIB_OPEN_DEPTH" ;;
 	mild) echo 1 ;;
 	heavy) echo 16 ;;
+	esac
+}
+
+# scenario_rate SCENARIO: the sibling's fixed rate (IOPS), 0 for none.
+scenario_rate() {
+	case $1 in
+	open) echo "$SIB_OPEN_IOPS" ;;
+	*) echo 0 ;;
+	esac
+}
+
+scenario_qos() {
+	case $1 in
+	open) echo "$QOS_TARGETS" ;;
+	*) echo "$QOS_FIXED" ;;
 	esac
 }
 
 # write_params RUNDIR ROUND SCENARIO ARM WORKLOAD: what the guest script
 # reads.
 # iocost: a linear model of the throttle (random and sequential IOs cost
-# the same, 1/BENCH_IOPS s; a byte costs 1/BENCH_BPS s) and a vrate fixed
-# at 100%, so the budget is the throttle's capacity, not a guess that
-# latency targets would tune under TCG's noisy timing.
+# the same, 1/BENCH_IOPS s; a byte costs 1/BENCH_BPS s). In mild and
+# heavy the vrate is fixed at 100%, so the budget is the throttle's
+# capacity, not a guess that latency targets would tune under TCG's noisy
+# timing; open turns the latency targets on (scenario_qos).
 write_params() {
 	local dir=$1 round=$2 scen=$3 arm=$4 wl=$5
 	cat >"$dir/params.env" <<EOF
@@ -360,12 +393,13 @@ BENCH_KERNEL_COMMIT=$(arm_commit "$arm")
 BENCH_SHRINKER=$(arm_shrinker "$arm")
 BENCH_MEM_MAX=$(workload_mem_max "$wl")
 BENCH_SIBLING_DEPTH=$(scenario_depth "$scen")
+BENCH_SIBLING_RATE=$(scenario_rate "$scen")
 BENCH_SIBLING_WEIGHT=$SIBLING_WEIGHT
 BENCH_SIBLING_WARMUP=5
 BENCH_ZSWAP_COMPRESSOR=zstd
 BENCH_ZSWAP_MAX_POOL_PERCENT=20
 BENCH_IOCOST_MODEL="rbps=$BENCH_BPS rseqiops=$BENCH_IOPS rrandiops=$BENCH_IOPS wbps=$BENCH_BPS wseqiops=$BENCH_IOPS wrandiops=$BENCH_IOPS"
-BENCH_IOCOST_QOS="rpct=0 rlat=0 wpct=0 wlat=0 min=100 max=100"
+BENCH_IOCOST_QOS="$(scenario_qos "$scen")"
 BENCH_WORKLOAD_TIMEOUT=$(workload_timeout "$wl")
 BENCH_HOST_LOAD_MAX=$HOST_LOAD_MAX
 BENCH_WORKLOAD_CMD="$(workload_cmd "$wl" "$round")"
@@ -486,17 +520,22 @@ run_done() {
 	[ -s "$1/wall_s" ]
 }
 
-# same_series RES: RES holds runs of arm C's kernel only (series.rev).
+# same_series RES: RES holds runs of one arm C kernel only: the commit in
+# RES/series.rev, or one that differs from it outside the kernel's build
+# (selftests, Documentation) only.
 same_series() {
 	local res=$1 want have
 	have=$(cat "$BENCH/src-series.rev")
-	if [ -s "$res/series.rev" ]; then
-		want=$(cat "$res/series.rev")
-		[ "$want" = "$have" ] ||
-			die "$res has arm C at $want, the series is now at $have: use a new results directory"
-	else
+	if [ ! -s "$res/series.rev" ]; then
 		echo "$have" >"$res/series.rev"
+		return
 	fi
+	want=$(cat "$res/series.rev")
+	[ "$want" != "$have" ] || return 0
+	git -C "$TREE" diff --quiet "$want" "$have" -- . \
+		':(exclude)tools/testing' ':(exclude)Documentation' 2>/dev/null ||
+		die "$res has arm C at $want, the series is now at $have, a different kernel: use a new results directory"
+	log "arm C at $have: the kernel of $want (only selftests or Documentation changed)"
 }
 
 write_meta() {
@@ -512,6 +551,7 @@ write_meta() {
 		echo "guest=qemu TCG (vng), mem $GUEST_MEM, $GUEST_CPUS CPUs"
 		echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
 		echo "io.weight: workload 100, sibling $SIBLING_WEIGHT"
+		echo "scenarios=$scenarios open: sibling at ${SIB_OPEN_IOPS} IOPS, depth ${SIB_OPEN_DEPTH}, io.cost.qos $QOS_TARGETS; mild, heavy: io.cost.qos $QOS_FIXED"
 		echo "series_commit=$(cat "$BENCH/src-series.rev") (exported; each run's params.env has its kernel's commit)"
 		echo "stock_commit=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")"
 		echo "qemu=$(qemu-system-x86_64 --version | head -n1)"
@@ -549,7 +589,7 @@ run_all() {
 # (rows, smoke runs) keep their summary in their results directory only.
 full_run() {
 	[ "$profile" = standard ] && [ -z "${SERIES_REV:-}" ] && [ "$GUEST_CPUS" = 2 ] &&
-		[ "$(echo $arms)" = "$ALL_ARMS" ] && [ "$(echo $scenarios)" = "$ALL_SCENARIOS" ] &&
+		[ "$(echo $arms)" = "$ALL_ARMS" ] && [ "$(echo $scenarios)" = "$STANDARD_SCENARIOS" ] &&
 		[ "$(echo $workloads)" = "$STANDARD_WORKLOADS" ]
 }
 
