@@ -186,6 +186,13 @@
 #define SO_WAIT_MS		60000
 #define SO_TRIES		3
 #define SO_MS			120000
+/*
+ * swapoff runs beside the held work this long; then the sibling writers
+ * stop, so that the held writeback and swapoff's own reads finish: how
+ * long they take under a 10x-weight neighbour is iocost's business.
+ */
+#define SO_HELD_MS		3000
+#define SO_SWAPS_BUF		32768
 
 #define TRACEFS			"/sys/kernel/tracing"
 #define TRACE_INST		TRACEFS "/instances/zswap_selftest"
@@ -272,6 +279,7 @@ static struct {
 
 static void sibling_rate_stop(void);
 static int spawn_siblings(char *why, size_t len);
+static void siblings_stop(void);
 
 static int swap_disk(struct zs_disk *d, dev_t *swapdev, char *why, size_t len)
 {
@@ -915,9 +923,7 @@ static void phase_shrinker(void)
 		if (late)
 			break;
 		late = true;
-		sibling_rate_stop();
-		stop_siblings(ctx.sc, ctx.sib_pids, ctx.sib.jobs);
-		ctx.sib_running = false;
+		siblings_stop();
 		end = zs_now_ms() + GRACE_MS;
 	}
 
@@ -2322,11 +2328,8 @@ static int siblings_ready(int need_ms, char *why, size_t len)
 {
 	uint64_t deadline = ctx.t_sib0 + (ctx.bound_s + SIB_EXTRA_S) * 1000ULL;
 
-	if (ctx.sib_running && zs_now_ms() + need_ms > deadline) {
-		sibling_rate_stop();
-		stop_siblings(ctx.sc, ctx.sib_pids, ctx.sib.jobs);
-		ctx.sib_running = false;
-	}
+	if (ctx.sib_running && zs_now_ms() + need_ms > deadline)
+		siblings_stop();
 	if (ctx.sib_running)
 		return 0;
 	if (spawn_siblings(why, len))
@@ -2876,6 +2879,26 @@ static int swapoff_fn(void *arg)
 	return swapoff((const char *)arg) ? errno : 0;
 }
 
+/* 1 when the swap area is in /proc/swaps, 0 when not, -1 if unknown. */
+static int swap_is_on(void)
+{
+	char *buf, *line, *save;
+	size_t len = strlen(env.swap_path);
+	int on = 0;
+
+	buf = malloc(SO_SWAPS_BUF);
+	if (!buf || zs_read_file("/proc/swaps", buf, SO_SWAPS_BUF) < 0) {
+		free(buf);
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line && !on;
+	     line = strtok_r(NULL, "\n", &save))
+		on = !strncmp(line, env.swap_path, len) &&
+		     (line[len] == ' ' || line[len] == '\t');
+	free(buf);
+	return on;
+}
+
 /* Swaps the area on again, at the priority it had. */
 static int swap_restore(void)
 {
@@ -2888,12 +2911,42 @@ static int swap_restore(void)
 }
 
 /*
+ * After a swapoff that failed or did not return: kills it (an
+ * interrupted swapoff leaves the area on) and swaps the area on again if
+ * it went off all the same, so that the programs after this one still
+ * have swap. Says what it did.
+ */
+static void swapoff_abort(pid_t off)
+{
+	char path[64], stack[2048];
+	int status, on;
+
+	if (off > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/stack", off);
+		if (zs_read_file(path, stack, sizeof(stack)) >= 0)
+			ksft_print_msg("swapoff: where it waits:\n%s\n", stack);
+		kill(off, SIGKILL);
+		if (zs_wait_for_exit(off, &status, SO_MS))
+			ksft_print_msg("swapoff: still running %d s after SIGKILL\n",
+				       SO_MS / 1000);
+	}
+	on = swap_is_on();
+	if (!on)
+		ksft_print_msg("swapoff: %s off after all; swapon: %s\n", env.swap_path,
+			       swap_restore() ? strerror(errno) : "done");
+	else if (on < 0)
+		ksft_print_msg("swapoff: cannot read /proc/swaps\n");
+}
+
+/*
  * Test 19b (and edge case 23): swapoff of the swap area while the
  * cgroup's lruvec work runs, held by iocost. The cgroup's memory.max is
- * lifted just before, so its pages can come back. swapoff returns 0
- * within SO_MS, the workload reads every page back intact, and the area
- * is swapped on again. The work must be seen running when swapoff starts
- * (the trace marker), or the try is made again, up to SO_TRIES.
+ * lifted just before, so its pages can come back. After SO_HELD_MS of
+ * swapoff the sibling writers stop. swapoff returns 0 within
+ * SO_HELD_MS + SO_MS, the workload reads every page back intact, and the
+ * area is swapped on again (also when swapoff fails: swapoff_abort()).
+ * The work must be seen running when swapoff starts (the trace marker),
+ * or the try is made again, up to SO_TRIES.
  */
 static void phase_swapoff(void)
 {
@@ -2928,7 +2981,11 @@ static void phase_swapoff(void)
 		wq_mark();
 		t0 = zs_now_ms();
 		off = zs_cg_spawn(env.cgroot, swapoff_fn, env.swap_path);
-		ret = off < 0 ? -1 : zs_wait_for_exit(off, &off_status, SO_MS);
+		ret = off < 0 ? -1 : zs_wait_for_exit(off, &off_status, SO_HELD_MS);
+		if (ret == -ETIMEDOUT) {
+			siblings_stop();
+			ret = zs_wait_for_exit(off, &off_status, SO_MS);
+		}
 		t1 = zs_now_ms() - t0;
 		wb1 = zs_memstat_or(h.cg, "zswpwb", -1);
 		if (ret || !WIFEXITED(off_status) || WEXITSTATUS(off_status)) {
@@ -2937,7 +2994,8 @@ static void phase_swapoff(void)
 				   env.swap_path,
 				   ret ? "did not return" : !WIFEXITED(off_status) ?
 				   "killed" : strerror(WEXITSTATUS(off_status)),
-				   SO_MS / 1000);
+				   (SO_HELD_MS + SO_MS) / 1000);
+			swapoff_abort(ret ? off : -1);
 			held_owner_stop(&h);
 			return;
 		}
@@ -3061,6 +3119,16 @@ static void sibling_rate_stop(void)
 		return;
 	ctx.writes1 = sibling_writes(ctx.sh, ctx.sib.jobs);
 	ctx.t_w1 = zs_now_ms();
+}
+
+/* Stops the sibling writers, their rate taken first; spawn_siblings() restarts them. */
+static void siblings_stop(void)
+{
+	if (!ctx.sib_running)
+		return;
+	sibling_rate_stop();
+	stop_siblings(ctx.sc, ctx.sib_pids, ctx.sib.jobs);
+	ctx.sib_running = false;
 }
 
 int main(void)
