@@ -34,7 +34,8 @@
 #
 # A run that finished (its wall_s written) is not run again: the same
 # command with --results DIR goes on where an interrupted one stopped,
-# as long as arm C's kernel is the same commit (series.rev there).
+# as long as arm C's kernel is the same (series.rev there: a series that
+# differs in selftests or Documentation only is accepted).
 # --results DIR adds the runs to DIR (e.g. the arms of one round run as
 # two invocations) instead of a new directory.
 #

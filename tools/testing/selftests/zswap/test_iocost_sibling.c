@@ -192,7 +192,6 @@
  * long they take under a 10x-weight neighbour is iocost's business.
  */
 #define SO_HELD_MS		3000
-#define SO_SWAPS_BUF		32768
 
 #define TRACEFS			"/sys/kernel/tracing"
 #define TRACE_INST		TRACEFS "/instances/zswap_selftest"
@@ -2899,26 +2898,6 @@ static int swapoff_fn(void *arg)
 	return swapoff((const char *)arg) ? errno : 0;
 }
 
-/* 1 when the swap area is in /proc/swaps, 0 when not, -1 if unknown. */
-static int swap_is_on(void)
-{
-	char *buf, *line, *save;
-	size_t len = strlen(env.swap_path);
-	int on = 0;
-
-	buf = malloc(SO_SWAPS_BUF);
-	if (!buf || zs_read_file("/proc/swaps", buf, SO_SWAPS_BUF) < 0) {
-		free(buf);
-		return -1;
-	}
-	for (line = strtok_r(buf, "\n", &save); line && !on;
-	     line = strtok_r(NULL, "\n", &save))
-		on = !strncmp(line, env.swap_path, len) &&
-		     (line[len] == ' ' || line[len] == '\t');
-	free(buf);
-	return on;
-}
-
 /* Swaps the area on again, at the priority it had. */
 static int swap_restore(void)
 {
@@ -2966,7 +2945,7 @@ static void swapoff_abort(pid_t off)
 			ksft_print_msg("swapoff: still running %d s after SIGKILL\n",
 				       SO_MS / 1000);
 	}
-	on = swap_is_on();
+	on = zs_swap_active(env.swap_path);
 	if (!on)
 		ksft_print_msg("swapoff: %s off after all; swapon: %s\n", env.swap_path,
 			       swap_restore() ? strerror(errno) : "done");

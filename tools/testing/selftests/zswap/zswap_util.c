@@ -764,6 +764,31 @@ int zs_wait_for_exit(pid_t pid, int *status, int timeout_ms)
 	}
 }
 
+/**
+ * zs_swap_active() - is a swap area in use
+ * @path: the area's path, as /proc/swaps lists it
+ *
+ * Return: 1 when /proc/swaps lists @path, 0 when not, -1 if unreadable.
+ */
+int zs_swap_active(const char *path)
+{
+	size_t len = strlen(path);
+	char *buf, *line, *save;
+	int on = 0;
+
+	buf = malloc(ZS_BIG_BUF);
+	if (!buf || zs_read_file("/proc/swaps", buf, ZS_BIG_BUF) < 0) {
+		free(buf);
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line && !on;
+	     line = strtok_r(NULL, "\n", &save))
+		on = !strncmp(line, path, len) &&
+		     (line[len] == ' ' || line[len] == '\t');
+	free(buf);
+	return on;
+}
+
 /* Picks the swap area the kernel fills first: the highest priority one. */
 int zs_parse_swaps(struct zs_env *env)
 {

@@ -112,6 +112,7 @@ int zs_wait_for_exit(pid_t pid, int *status, int timeout_ms);
 /* Environment; zs_setup() calls ksft_exit_skip() when a need is not met. */
 void zs_setup(struct zs_env *env, long long min_free_swap_kb);
 int zs_parse_swaps(struct zs_env *env);
+int zs_swap_active(const char *path);
 
 /* Block devices and iocost */
 struct zs_disk {
