@@ -505,6 +505,8 @@ results_seed() {
 
 # round_order SEED ROUND WL: the "scenario arm" pairs of ROUND and WL, one
 # a line, in the random order SEED gives them (the same on every call).
+# WL's name, not its place in --workloads, goes into the seed, so that an
+# invocation naming other workloads resumes a directory in the same order.
 round_order() {
 	local seed=$1 round=$2 wl=$3 scen arm
 	for scen in $scenarios; do
