@@ -9,11 +9,12 @@
 #   make mutants         every named mutation of the series must fail its test,
 #                        and lib/stock-must-fail's cases must fail on 7.3.4
 #                        (KIND=kunit, vm or stock picks one kind; ONLY=names)
-#   make bench           arms A/B/C x scenarios mild/heavy x workloads
+#   make bench           arms A/B/C x scenarios open/heavy x workloads
 #                        cache/oltp in QEMU guests (PROFILE=standard, the
 #                        default, or quick: cache only); make bench-summary
 #                        RESULTS=DIR redoes its tables; make bench-rows runs
-#                        arm C at the design-choice commits (ROWS=...)
+#                        the design-choice kernels as the arms of one run
+#                        (ROWS=..., ROUNDS=N, RESULTS=DIR to resume)
 
 ARCH ?= um
 SHELL := /bin/bash
@@ -24,7 +25,7 @@ LIB := $(CURDIR)/lib
 all: kunit
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,17p' Makefile
 
 deps:
 	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
@@ -47,7 +48,7 @@ bench-summary:
 	@$(LIB)/bench.sh --summary '$(RESULTS)'
 
 bench-rows: $(if $(wildcard build/linux/.git),,tree)
-	@$(LIB)/bench-rows.sh $(ROWS)
+	@$(LIB)/bench-rows.sh $(if $(ROUNDS),--rounds '$(ROUNDS)') $(if $(RESULTS),--results '$(RESULTS)') $(ROWS)
 
 # The build matrix (lib/matrix.sh): a snapshot of branch `series`, or
 # COMMIT=REV, against pristine 7.3.4 in each configuration (MATRIX_ROWS=

@@ -37,7 +37,8 @@ WORKLOAD_OK_RC = {"cache": (0, 2), "compile": (0, 3), "oltp": (0,)}
 ARM_NAMES = {"A": "stock, shrinker off", "B": "stock, shrinker on",
              "C": "series, shrinker on"}
 OOM_ALLOWED = {"A"}             # the shrinker-off arm may be OOM-killed
-WRITEBACK_EXPECTED = {"B", "C"}  # arms whose shrinker must write back
+# Arms other than A, B and C are design-choice rows (lib/bench-rows.sh):
+# kernels of the series with the shrinker on, named by their row.
 ZSWAP_COUNTERS = ["written_back_pages", "pool_limit_hit", "reject_reclaim_fail",
                   "reject_alloc_fail", "reject_kmemcache_fail",
                   "reject_compress_fail", "reject_compress_poor",
@@ -460,7 +461,8 @@ def parse(rundir):
             r["invalid"].append("workload killed by its timeout")
         elif not r["oom"] and r["workload_rc"] not in ok_rc:
             r["invalid"].append("workload exit %s" % r["workload_rc"])
-        if arm in WRITEBACK_EXPECTED and r["zswap"].get("written_back_pages", 0) == 0:
+        if p.get("BENCH_SHRINKER", "N" if arm == "A" else "Y") == "Y" and \
+                r["zswap"].get("written_back_pages", 0) == 0:
             r["invalid"].append("no zswap writeback")
         if r["workload"].get("corrupt"):
             r["invalid"].append("data corruption (%d values)" % r["workload"]["corrupt"])
@@ -662,7 +664,7 @@ def scenario_table(runs, wl, scen, arms):
     out = []
     sr = [r for r in runs if r["scenario"] == scen and r["wl"] == wl]
     out.append("### %s workload, scenario %s\n" % (wl, scen))
-    out.append("| metric | " + " | ".join("%s (%s)" % (a, ARM_NAMES[a]) for a in arms) + " |")
+    out.append("| metric | " + " | ".join("%s (%s)" % (a, arm_name(a)) for a in arms) + " |")
     out.append("|---" * (len(arms) + 1) + "|")
     counts = []
     for a in arms:
@@ -712,7 +714,17 @@ RATIO_METRICS = {
 }
 
 
-def ratio_table(runs, wl, scen):
+def ratio_pairs(arms):
+    """The (arm, base) pairs of the ratio tables: C against B and A; a row
+    against the tip row."""
+    if "C" in arms:
+        return [("C", b) for b in ("B", "A") if b in arms]
+    if "tip" in arms:
+        return [(a, "tip") for a in arms if a not in ARMS and a != "tip"]
+    return []
+
+
+def ratio_table(runs, wl, scen, pairs):
     metrics = RATIO_METRICS[wl]
     runs = [r for r in runs if r["scenario"] == scen and r["wl"] == wl]
     out = ["#### %s, %s: paired ratios within a round (valid pairs only)\n" % (wl, scen),
@@ -723,13 +735,14 @@ def ratio_table(runs, wl, scen):
     any_row = False
     spread = {}
     for rd in rounds:
-        for base in ("B", "A"):
-            c, o = by.get((rd, "C")), by.get((rd, base))
+        for arm, base in pairs:
+            pair = "%s/%s" % (arm, base)
+            c, o = by.get((rd, arm)), by.get((rd, base))
             if not c or not o:
                 continue
             if not (c["valid"] and o["valid"]):
                 why = "invalid: " + "; ".join(c["invalid"] + o["invalid"])
-                out.append("| %d | C/%s | %s |" % (rd, base, why) + " |" * (len(metrics) - 1))
+                out.append("| %d | %s | %s |" % (rd, pair, why) + " |" * (len(metrics) - 1))
                 any_row = True
                 continue
             cells = []
@@ -739,47 +752,48 @@ def ratio_table(runs, wl, scen):
                     if x is not None and y:
                         cells.append("%.2f" % (x / y))
                         if outcome(o) == "ok" and outcome(c) == "ok":
-                            spread.setdefault((base, m), []).append(x / y)
+                            spread.setdefault((pair, m), []).append(x / y)
                     else:
                         cells.append("-")
                 except (KeyError, TypeError):
                     cells.append("-")
             if outcome(o) != "ok":
                 cells = [x + "*" for x in cells]
-            out.append("| %d | C/%s | %s |" % (rd, base, " | ".join(cells)))
+            out.append("| %d | %s | %s |" % (rd, pair, " | ".join(cells)))
             any_row = True
     if not any_row:
         out.append("| - | - |" + " - |" * len(metrics))
-    out += spread_rows(spread, metrics)
+    pairs = ["%s/%s" % p for p in pairs]
+    out += spread_rows(spread, metrics, pairs)
     out.append("\n(*: the other arm was %s; its workload figures are partial.)\n"
                % "OOM-killed or timed out")
-    out += noise_lines(spread, metrics)
+    out += noise_lines(spread, metrics, pairs)
     return out
 
 
-def spread_rows(spread, metrics):
+def spread_rows(spread, metrics, pairs):
     """Per pair: the median of the rounds' ratios and their range."""
     out = []
-    for base in ("B", "A"):
-        if not any((base, m) in spread for m, _ in metrics):
+    for pair in pairs:
+        if not any((pair, m) in spread for m, _ in metrics):
             continue
         cells = []
         for m, _ in metrics:
-            v = sorted(spread.get((base, m), []))
+            v = sorted(spread.get((pair, m), []))
             cells.append("%.2f [%.2f-%.2f] (%d)" % (statistics.median(v), v[0], v[-1], len(v))
                          if v else "-")
-        out.append("| all | C/%s median [range] (rounds) | %s |" % (base, " | ".join(cells)))
+        out.append("| all | %s median [range] (rounds) | %s |" % (pair, " | ".join(cells)))
     return out
 
 
-def noise_lines(spread, metrics):
+def noise_lines(spread, metrics, pairs):
     """Which ratios are inside the round-to-round noise: a range that
     holds 1.00 (or a single round) says nothing either way."""
     out = []
-    for base in ("B", "A"):
+    for pair in pairs:
         inside, above, below = [], [], []
         for m, _ in metrics:
-            v = spread.get((base, m), [])
+            v = spread.get((pair, m), [])
             if not v:
                 continue
             if len(v) < 2 or min(v) <= 1.0 <= max(v):
@@ -788,12 +802,12 @@ def noise_lines(spread, metrics):
                 above.append(m)
             else:
                 below.append(m)
-        if not any((base, m) in spread for m, _ in metrics):
+        if not any((pair, m) in spread for m, _ in metrics):
             continue
-        n = max(len(spread.get((base, m), [])) for m, _ in metrics)
-        out.append("C/%s over %d paired round(s): above 1 in every round: %s; below 1 in every"
+        n = max(len(spread.get((pair, m), [])) for m, _ in metrics)
+        out.append("%s over %d paired round(s): above 1 in every round: %s; below 1 in every"
                    " round: %s; inside the noise (the range holds 1, or one round): %s.\n"
-                   % (base, n, ", ".join(above) or "none", ", ".join(below) or "none",
+                   % (pair, n, ", ".join(above) or "none", ", ".join(below) or "none",
                       ", ".join(inside) or "none"))
     return out
 
@@ -802,8 +816,28 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-# One colour per arm in every figure (colour-blind safe, Dark2).
+# One colour per arm in every figure (colour-blind safe, Dark2); the
+# rows take the rest of the palette in their order.
 ARM_COLOURS = {"A": "#7570b3", "B": "#d95f02", "C": "#1b9e77"}
+ROW_COLOURS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02",
+               "#a6761d", "#666666", "#1f78b4"]
+
+
+def arm_name(a):
+    return ARM_NAMES.get(a, "row: series variant, shrinker on")
+
+
+def arms_of(runs, res):
+    """The arms of res's runs: A, B, C first, then the rows in the order of
+    meta.txt's "row NAME=REV" lines (any others sorted); each row gets
+    its colour."""
+    listed = [line.split()[1].split("=")[0] for line in
+              read(os.path.join(res, "meta.txt")).splitlines() if line.startswith("row ")]
+    have = {r["arm"] for r in runs}
+    rows = [a for a in listed if a in have] + sorted(have - set(ARMS) - set(listed))
+    for i, a in enumerate(rows):
+        ARM_COLOURS.setdefault(a, ROW_COLOURS[i % len(ROW_COLOURS)])
+    return [a for a in ARMS if a in have] + rows
 
 
 def write_bars(path, header, runs, arms, scenarios, wl, getters):
@@ -974,7 +1008,7 @@ def summary(res):
     runs = load_runs(res)
     if not runs:
         sys.exit("summary.py: no runs under %s" % res)
-    arms = [a for a in ARMS if any(r["arm"] == a for r in runs)]
+    arms = arms_of(runs, res)
     scenarios = [s for s in SCENARIOS if any(r["scenario"] == s for r in runs)]
     workloads = [w for w in WORKLOADS if any(r["wl"] == w for r in runs)]
     meta = read(os.path.join(res, "meta.txt"))
@@ -985,7 +1019,7 @@ def summary(res):
         for s in scenarios:
             if any(r["wl"] == wl and r["scenario"] == s for r in runs):
                 out += scenario_table(runs, wl, s, arms)
-                out += ratio_table(runs, wl, s)
+                out += ratio_table(runs, wl, s, ratio_pairs(arms))
     out.append("### Runs\n")
     out.append("| run | workload | valid | outcome | wall (s) | kernel as built | host load"
                " start/end/max | reasons |")
@@ -1057,33 +1091,55 @@ SHARE_METRICS = [
     ("4 KiB transfers/s (all)", lambda r: (r["io"]["rbytes"] + r["io"]["wbytes"]
                                            + r["sibling_io"]["wbytes"]) / 4096 / r["interval_s"], "%.0f"),
 ]
+# What the fallback rule bounds: the compressed pool under the cgroup's
+# memory.max, and the faults back from it.
+POOL_METRICS = [
+    ("zswap pool max (MiB)", lambda r: r["pool_max_bytes"] / (1 << 20), "%.1f"),
+    ("zswpin", lambda r: r["vmstat"]["zswpin"], "%.0f"),
+    ("zswpwb", lambda r: r["vmstat"]["zswpwb"], "%.0f"),
+    ("sibling IOPS (fio)", lambda r: r["sibling_fio"]["iops"], "%.0f"),
+]
 ROW_TABLES = [("", ROW_METRICS), (", device time", SHARE_METRICS),
-              (", requests, stall shares, cost", V2_METRICS)]
+              (", requests, stall shares, cost", V2_METRICS), (", pool", POOL_METRICS)]
 
 
 def rows(dirs):
-    """Arm C of each results directory (a row, named by the directory;
-    directories of the same name are one row), per scenario: medians
-    [min-max]."""
+    """The design-choice rows, per workload and scenario: medians
+    [min-max]. A row is arm C of a results directory, named by the
+    directory (directories of the same name are one row), or a row arm of
+    one (lib/bench-rows.sh), named by the arm."""
     out = []
     loaded = {}
     for d in dirs:
-        loaded.setdefault(os.path.basename(os.path.normpath(d)), []).extend(load_runs(d))
+        runs = load_runs(d)
+        for a in arms_of(runs, d):
+            if a in ("A", "B"):
+                continue
+            name = os.path.basename(os.path.normpath(d)) if a == "C" else a
+            loaded.setdefault(name, []).extend(r for r in runs if r["arm"] == a)
     loaded = list(loaded.items())
-    for suffix, table in ROW_TABLES:
-        for scen in [s for s in SCENARIOS if any(r["scenario"] == s for _, rr in loaded
-                                                  for r in rr)]:
-            out.append("| %s%s | runs | %s |" % (scen, suffix, " | ".join(m for m, _, _ in table)))
-            out.append("|---|---|" + "---|" * len(table))
-            for name, runs in loaded:
-                rr = [r for r in runs if r["arm"] == "C" and r["scenario"] == scen
-                      and r["wl"] == "cache"]
-                ok = [r for r in rr if r["valid"]]
-                cells = [cell(metric(ok, get), fmt) for _, get, fmt in table]
-                oom = sum(bool(r.get("oom")) for r in rr)
-                runs_cell = "%d/%d valid%s" % (len(ok), len(rr), ", %d OOM" % oom if oom else "")
-                out.append("| %s | %s | %s |" % (name, runs_cell, " | ".join(cells)))
-            out.append("")
+    have = [r for _, rr in loaded for r in rr]
+    for wl in [w for w in WORKLOADS if any(r["wl"] == w for r in have)]:
+        for suffix, table in ROW_TABLES:
+            labels = [m for m, _, _ in table]
+            if wl == "oltp":
+                labels = ["transactions/s" if m == "ops/s" else m for m in labels]
+            for scen in [s for s in SCENARIOS if any(r["scenario"] == s and r["wl"] == wl
+                                                      for r in have)]:
+                title = scen if wl == "cache" else "%s, %s" % (wl, scen)
+                out.append("| %s%s | runs | %s |" % (title, suffix, " | ".join(labels)))
+                out.append("|---|---|" + "---|" * len(table))
+                for name, runs in loaded:
+                    rr = [r for r in runs if r["scenario"] == scen and r["wl"] == wl]
+                    if not rr:
+                        continue
+                    ok = [r for r in rr if r["valid"]]
+                    cells = [cell(metric(ok, get), fmt) for _, get, fmt in table]
+                    oom = sum(bool(r.get("oom")) for r in rr)
+                    runs_cell = "%d/%d valid%s" % (len(ok), len(rr),
+                                                   ", %d OOM" % oom if oom else "")
+                    out.append("| %s | %s | %s |" % (name, runs_cell, " | ".join(cells)))
+                out.append("")
     print("\n".join(out))
 
 

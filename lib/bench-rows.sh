@@ -1,51 +1,69 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The design-choice rows of the benchmark:
-#   lib/bench-rows.sh [--rounds N] [--sibling-weight W] [ROW...]
+# The design-choice rows of the benchmark (issue 16, item 7):
+#   lib/bench-rows.sh [--rounds N] [--sibling-weight W] [--workloads 'cache oltp']
+#                     [--scenarios 'open heavy'] [--results DIR] [ROW...]
+#   lib/bench-rows.sh --commits [ROW...]   (make the rows' commits, list them)
 #
-# Each row runs arm C only (cache workload, both scenarios, standard
-# profile) on a kernel that differs from the tip in one design choice.
-# Rows (all of them when none is named):
-#   tip            branch series itself: the control, run in the same
-#                  session as the other rows (the host's speed drifts
-#                  between sessions)
-#   patches1-5     the series up to "scan each entry at most once per shrink
-#                  call": no batching or plugging; the rotation fix in
-#                  its per-entry form (patch 1)
-#   patches1-6     up to the batching (rotation per entry)
-#                  (The row names are those of the series before the
-#                  rotation fix moved first; they are found by subject,
-#                  so they now end at patches 6 and 7. The results of
-#                  2026-11-30 in docs/results.md predate the move: there
-#                  these rows had no rotation fix at all, and a row
-#                  patches1-7 ended at v1's plug, dropped since.)
+# Each row is a kernel that differs from the tip in one design choice,
+# run as an arm of one lib/bench.sh results directory (--row NAME=REV):
+# in each round the (scenario, row) pairs of a workload run in a random
+# order, like the arms of `make bench`, so the host's drift spreads over
+# the rows instead of landing on whichever ran last. Standard profile,
+# cache and oltp, scenarios open and heavy unless told otherwise.
+# Rows (the first six when none is named):
+#   tip            branch series itself: the control
 #   plug           the tip with v1's block plug around each batched walk
-#                  (zswap_walk_batch()), the drain still before the
-#                  submission
-#   fallback-never the tip, but the shrinker never falls back from deferral
-#                  (zswap_wb_struggling() returns false: no safety net)
-#   fallback-busy  the tip, but every back-off falls back (returns true:
-#                  the reclaimer waits for the worker or writes in place
-#                  whenever a claim is pending)
-# The fallback and plug rows are commits made here (branch bench/<row> of
-# build/linux, on top of branch series, nothing else changed); the
-# patchesN rows are commits of branch series, found by their subjects.
+#                  (zswap_walk_batch()); the tip has none since v2
+#   no-rotation    the tip without the LRU-add drain per batch: written-back
+#                  folios age like hot ones, as on stock
+#   no-batch       the series up to "scan each entry at most once per shrink
+#                  call": every write its own bio, the rotation fix in its
+#                  per-entry form (patch 1)
+#   fallback-v1    v1's fallback rule: every reclaimer that finds reclaim
+#                  failing (zswap_wb_struggling()) waits for the worker and
+#                  writes in place throttled, kswapd and kthreads included
+#                  (zswap_wb_fallback_mode() returns ZSWAP_FB_THROTTLED)
+#   age-only       the brief's rule: fall back only once the pending claim
+#                  is older than 500 ms (no busy count)
+#   age-plug       age-only and plug together: the kernel of the issue's
+#                  report ("age-only rule plus per-chunk batching and a plug")
+#   fallback-never never fall back from deferral (no safety net)
+#   fallback-busy  fall back on every back-off from a pending claim
+# The variant rows are commits made here (branch bench/<row> of
+# build/linux, on top of branch series, mm/zswap.c changed only; the same
+# commit every time, so that --results DIR resumes); no-batch is a commit
+# of branch series, found by its subject.
 #
-# --sibling-weight W runs the rows with the sibling at io.weight W instead
-# of 1000 (the workload has 100); their directories are named <row>-wW.
+# --sibling-weight W runs the sibling at io.weight W instead of 1000 (the
+# workload has 100). --results DIR goes on with the runs of DIR.
 #
-# Output: build/bench/results/rows-<timestamp>/<row>/ (one lib/bench.sh
-# results directory per row, with its summary.md).
+# Output: build/bench/results/rows-<timestamp>/ (or DIR): a lib/bench.sh
+# results directory whose arms are the rows; its summary.md, and
+# `bench/summary.py rows DIR` for the row tables of docs/results.md.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-ALL_ROWS="tip patches1-5 patches1-6 plug fallback-never fallback-busy"
+DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
+ALL_ROWS="$DEFAULT_ROWS age-plug fallback-never fallback-busy"
 STRUGGLING='	return busy > ZSWAP_WB_BUSY_MAX ||
 	       time_after(now, claimed_at + ZSWAP_WB_LAG);'
+AGE_ONLY='	return time_after(now, claimed_at + msecs_to_jiffies(500));'
+MODE_RULE='	if (r->kswapd)
+		return ZSWAP_FB_UNTHROTTLED;
+	if (r->kthread)
+		return ZSWAP_FB_BACKOFF;
+	if (r->own_charge && r->limit)
+		return ZSWAP_FB_THROTTLED;
+	return ZSWAP_FB_UNTHROTTLED;'
 BATCH='	unsigned long freed = zswap_lru_walk(memcg, nid, walk, nr_to_walk);
 
 	if (freed)
 		zswap_wb_lru_drain(walk);
+	swap_write_submit(&walk->io);
+	return freed;'
+UNROTATED='	unsigned long freed = zswap_lru_walk(memcg, nid, walk, nr_to_walk);
+
 	swap_write_submit(&walk->io);
 	return freed;'
 PLUGGED='	struct blk_plug plug;
@@ -61,7 +79,7 @@ PLUGGED='	struct blk_plug plug;
 INCLUDE='#include <linux/zsmalloc.h>'
 
 usage() {
-	die "usage: lib/bench-rows.sh [--rounds N] [--sibling-weight W] [ROW...] (rows: $ALL_ROWS)"
+	die "usage: lib/bench-rows.sh [--rounds N] [--sibling-weight W] [--workloads WLS] [--scenarios SCENS] [--results DIR] [--commits] [ROW...] (rows: $ALL_ROWS)"
 }
 
 # series_commit SUBJECT: the commit of branch series with that subject.
@@ -76,7 +94,8 @@ series_commit() {
 # variant ROW OLD NEW [OLD NEW...]: branch bench/ROW, the tip with each
 # text OLD of mm/zswap.c (which must occur once) replaced by NEW; made
 # with a private index, so build/linux's work tree and index are
-# untouched. Prints its commit.
+# untouched. Author, committer and dates are the tip's, so the same
+# variant of the same tip is the same commit. Prints its commit.
 variant() {
 	local row=$1 blob tree commit idx
 	shift
@@ -96,19 +115,37 @@ sys.stdout.write(s)' "$row" "$@" >"$idx.c" || { rm -f "$idx" "$idx.c"; exit 1; }
 	GIT_INDEX_FILE=$idx git -C "$TREE" update-index --cacheinfo "100644,$blob,mm/zswap.c"
 	tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
 	rm -f "$idx"
-	commit=$(git -C "$TREE" commit-tree "$tree" -p "$SERIES_BRANCH" \
+	commit=$(tip_identity git -C "$TREE" commit-tree "$tree" -p "$SERIES_BRANCH" \
 		-m "bench row $row")
 	git -C "$TREE" branch -f "bench/$row" "$commit"
 	echo "$commit"
 }
 
+# tip_identity CMD...: CMD with the tip's author and committer in the
+# environment.
+tip_identity() {
+	local f
+	f=$(git -C "$TREE" log -1 --format='%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI' "$SERIES_BRANCH" | tr '\0' '\n')
+	{
+		read -r GIT_AUTHOR_NAME; read -r GIT_AUTHOR_EMAIL; read -r GIT_AUTHOR_DATE
+		read -r GIT_COMMITTER_NAME; read -r GIT_COMMITTER_EMAIL; read -r GIT_COMMITTER_DATE
+	} <<<"$f"
+	GIT_AUTHOR_NAME=$GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL=$GIT_AUTHOR_EMAIL \
+		GIT_AUTHOR_DATE=$GIT_AUTHOR_DATE GIT_COMMITTER_NAME=$GIT_COMMITTER_NAME \
+		GIT_COMMITTER_EMAIL=$GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE=$GIT_COMMITTER_DATE "$@"
+}
+
 row_commit() {
+	local blk="$INCLUDE
+#include <linux/blkdev.h>"
 	case $1 in
 	tip) git -C "$TREE" rev-parse --verify "$SERIES_BRANCH^{commit}" ;;
-	patches1-5) series_commit "mm: zswap: scan each entry at most once per shrink call" ;;
-	patches1-6) series_commit "mm: zswap: batch the writeback IO of an LRU walk" ;;
-	plug) variant "$1" "$BATCH" "$PLUGGED" "$INCLUDE" "$INCLUDE
-#include <linux/blkdev.h>" ;;
+	no-batch) series_commit "mm: zswap: scan each entry at most once per shrink call" ;;
+	plug) variant "$1" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
+	no-rotation) variant "$1" "$BATCH" "$UNROTATED" ;;
+	fallback-v1) variant "$1" "$MODE_RULE" "	return ZSWAP_FB_THROTTLED;" ;;
+	age-only) variant "$1" "$STRUGGLING" "$AGE_ONLY" ;;
+	age-plug) variant "$1" "$STRUGGLING" "$AGE_ONLY" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
 	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
 	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;
 	*) usage ;;
@@ -116,30 +153,44 @@ row_commit() {
 }
 
 main() {
-	local rounds=1 rows="" row rev res weight="" suffix=""
+	local rounds=1 rows="" row rev res="" weight="" args=() list=""
+	local workloads="cache oltp" scenarios="open heavy"
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--rounds) [ $# -ge 2 ] || usage; rounds=$2; shift ;;
-		--sibling-weight) [ $# -ge 2 ] || usage; weight=$2; suffix=-w$2; shift ;;
+		--rounds|--sibling-weight|--workloads|--scenarios|--results)
+			[ $# -ge 2 ] || usage
+			case $1 in
+			--rounds) rounds=$2 ;;
+			--sibling-weight) weight=$2 ;;
+			--workloads) workloads=$2 ;;
+			--scenarios) scenarios=$2 ;;
+			--results) res=$2 ;;
+			esac
+			shift ;;
+		--commits) list=1 ;;
 		-*) usage ;;
 		*) rows="$rows $1" ;;
 		esac
 		shift
 	done
-	rows=${rows:-$ALL_ROWS}
+	rows=${rows:-$DEFAULT_ROWS}
 	for row in $rows; do
 		case " $ALL_ROWS " in *" $row "*) ;; *) usage ;; esac
 	done
 	[ -d "$TREE/.git" ] || die "no build/linux: run make tree first"
-	res=$BUILD/bench/results/rows-$(date -u +%Y%m%d-%H%M%S)
+	res=${res:-$BUILD/bench/results/rows-$(date -u +%Y%m%d-%H%M%S)${weight:+-w$weight}}
 	for row in $rows; do
 		rev=$(row_commit "$row")
-		log "row $row: arm C at ${rev:0:12}"
-		env SERIES_REV="$rev" ${weight:+SIBLING_WEIGHT="$weight"} "$ROOT/lib/bench.sh" \
-			--profile standard --rounds "$rounds" --arms C --workloads cache \
-			--results "$res/$row$suffix"
+		log "row $row: ${rev:0:12}"
+		args+=(--row "$row=$rev")
+		[ -z "$list" ] || printf '%-15s %s %s\n' "$row" "$rev" \
+			"$(git -C "$TREE" diff --stat "$SERIES_BRANCH" "$rev" | tail -n1)"
 	done
-	log "rows done: ${res#"$ROOT"/}/<row>/summary.md"
+	[ -z "$list" ] || return 0
+	env ${weight:+SIBLING_WEIGHT="$weight"} "$ROOT/lib/bench.sh" --profile standard \
+		--rounds "$rounds" --workloads "$workloads" --scenarios "$scenarios" \
+		--results "$res" "${args[@]}"
+	log "rows done: ${res#"$ROOT"/}/summary.md; tables: bench/summary.py rows ${res#"$ROOT"/}"
 }
 
 main "$@"

@@ -4,7 +4,7 @@
 #                                      [--rounds N] [--arms 'A B C']
 #                                      [--scenarios 'open mild heavy']
 #                                      [--workloads 'cache compile oltp']
-#                                      [--results DIR]
+#                                      [--results DIR] [--row NAME=REV]...
 #        lib/bench.sh --summary RESULTS_DIR    (tables and figures again)
 # (PROFILE=... in the environment does the same as --profile; SERIES_REV
 # names the commit of build/linux that arm C runs, default branch series;
@@ -12,7 +12,11 @@
 # is the sibling's io.weight, default 1000 against the workload's 100.)
 #
 # Arms: A stock 7.3.4, zswap shrinker off; B stock, shrinker on; C the
-# series (branch `series` of build/linux), shrinker on. Scenarios: the IO
+# series (branch `series` of build/linux), shrinker on. --row NAME=REV
+# adds an arm NAME, shrinker on, running commit REV of build/linux (a
+# design-choice row, lib/bench-rows.sh); with rows the arms default to
+# the rows, and C, whose kernel is the same export, cannot be among them.
+# Scenarios: the IO
 # sibling is an open-loop O_DIRECT random writer at a fixed SIB_OPEN_IOPS
 # with iocost's latency targets on (open: its own IOPS and p99 latency
 # are a metric that may regress), one synchronous writer (mild) or keeps
@@ -35,7 +39,8 @@
 # A run that finished (its wall_s written) is not run again: the same
 # command with --results DIR goes on where an interrupted one stopped,
 # as long as arm C's kernel is the same (series.rev there: a series that
-# differs in selftests or Documentation only is accepted).
+# differs in selftests or Documentation only is accepted), and each row's
+# (row-NAME.rev).
 # --results DIR adds the runs to DIR (e.g. the arms of one round run as
 # two invocations) instead of a new directory.
 #
@@ -99,11 +104,13 @@ OLTP_ROWS=200000
 OLTP_DEADLINE_MS=1000
 OLTP_SEED=$BENCH/oltp-seed.img
 
-profile=${PROFILE:-quick} rounds="" arms=$ALL_ARMS scenarios="" summary_only="" results=""
+profile=${PROFILE:-quick} rounds="" arms="" scenarios="" summary_only="" results=""
 workloads=${WORKLOADS:-}
+declare -A ROW_REV=()	# row arm -> its commit (--row)
+row_names=""
 
 usage() {
-	die "usage: lib/bench.sh [--profile quick|standard] [--rounds N] [--arms 'A B C'] [--scenarios 'open mild heavy'] [--workloads 'cache compile oltp'] [--results DIR] | --summary DIR"
+	die "usage: lib/bench.sh [--profile quick|standard] [--rounds N] [--arms 'A B C'] [--scenarios 'open mild heavy'] [--workloads 'cache compile oltp'] [--results DIR] [--row NAME=REV]... | --summary DIR"
 }
 
 parse_args() {
@@ -117,10 +124,29 @@ parse_args() {
 		--workloads) workloads=$2 ;;
 		--summary) summary_only=$2 ;;
 		--results) results=$2 ;;
+		--row) add_row "$2" ;;
 		*) usage ;;
 		esac
 		shift 2
 	done
+	arms=${arms:-${row_names:-$ALL_ARMS}}
+}
+
+# add_row NAME=REV: a row arm (--row); REV must be a commit of build/linux.
+add_row() {
+	local name=${1%%=*} rev=${1#*=} full
+	[[ $1 == *=* ]] && [[ $name =~ ^[a-z0-9][a-z0-9.-]*$ ]] ||
+		die "--row $1: NAME=REV, NAME in lower case letters, digits, '.' and '-'"
+	[ -z "${ROW_REV[$name]:-}" ] || die "--row $name: given twice"
+	full=$(git -C "$TREE" rev-parse --verify -q "$rev^{commit}") ||
+		die "--row $1: $rev is not a commit of build/linux"
+	ROW_REV[$name]=$full
+	row_names+="${row_names:+ }$name"
+}
+
+# is_row ARM: ARM is a --row arm.
+is_row() {
+	[ -n "${ROW_REV[$1]:-}" ]
 }
 
 # set_profile: the sizes and times of a profile. The cap and working set
@@ -185,8 +211,10 @@ want() {
 check_lists() {
 	local a s w
 	for a in $arms; do
-		want "$a" "$ALL_ARMS" || die "arm '$a' is not one of: $ALL_ARMS"
+		want "$a" "$ALL_ARMS $row_names" || die "arm '$a' is not one of: $ALL_ARMS $row_names"
 	done
+	[ -z "$row_names" ] || ! want C "$arms" ||
+		die "arm C and --row share build/bench/src-series: run the tip as a row instead"
 	for s in $scenarios; do
 		want "$s" "$ALL_SCENARIOS" || die "scenario '$s' is not one of: $ALL_SCENARIOS"
 	done
@@ -270,15 +298,30 @@ stock_src() {
 # workload needs its slice).
 build_kernels() {
 	local src frag stock
-	src=$(series_src)
 	frag=$(fragment)
 	if want C "$arms"; then
+		src=$(series_src)
 		guest_kernel "$src" "$BENCH/guest-series" x86_64 "$ROOT/lib/guest.config" "$frag"
 	fi
 	if want A "$arms" || want B "$arms" || want compile "$workloads"; then
 		stock=$(stock_src)
 		guest_kernel "$stock" "$BENCH/guest-stock" x86_64 "$ROOT/lib/guest.config" "$frag"
 	fi
+	build_rows "$frag"
+}
+
+# build_rows FRAGMENT: the kernel of each row arm to run, in its own
+# guest directory, all of them before the first run: the rows share one
+# source export (build/bench/src-series), which therefore moves from
+# commit to commit here, and never between runs.
+build_rows() {
+	local row src
+	for row in $arms; do
+		is_row "$row" || continue
+		src=$(export_rev "${ROW_REV[$row]}" "$BENCH/src-series" "$BENCH/src-series.rev")
+		guest_kernel "$src" "$(arm_gdir "$row")" x86_64 "$ROOT/lib/guest.config" "$1"
+		echo "${ROW_REV[$row]}" >"$(arm_gdir "$row").rev"
+	done
 }
 
 # make_slice: the compile workload's input, preprocessed from the stock
@@ -335,6 +378,7 @@ arm_gdir() {
 	case $1 in
 	A|B) echo "$BENCH/guest-stock" ;;
 	C) echo "$BENCH/guest-series" ;;
+	*) echo "$BENCH/guest-row-$1" ;;
 	esac
 }
 
@@ -343,13 +387,14 @@ arm_commit() {
 	case $1 in
 	A|B) cat "$BENCH/stock.rev" ;;
 	C) cat "$BENCH/src-series.rev" ;;
+	*) cat "$(arm_gdir "$1").rev" ;;
 	esac
 }
 
 arm_shrinker() {
 	case $1 in
 	A) echo N ;;
-	B|C) echo Y ;;
+	*) echo Y ;;
 	esac
 }
 
@@ -523,26 +568,37 @@ run_done() {
 	[ -s "$1/wall_s" ]
 }
 
-# same_series RES: RES holds runs of one arm C kernel only: the commit in
-# RES/series.rev, or one that differs from it outside the kernel's build
-# (selftests, Documentation) only.
-same_series() {
-	local res=$1 want have
-	have=$(cat "$BENCH/src-series.rev")
-	if [ ! -s "$res/series.rev" ]; then
-		echo "$have" >"$res/series.rev"
+# same_kernel RES ARM FILE: RES holds runs of one kernel of ARM only:
+# the commit in RES/FILE, or one that differs from it outside the
+# kernel's build (selftests, Documentation) only.
+same_kernel() {
+	local res=$1 arm=$2 file=$1/$3 want have
+	have=$(arm_commit "$arm")
+	if [ ! -s "$file" ]; then
+		echo "$have" >"$file"
 		return
 	fi
-	want=$(cat "$res/series.rev")
+	want=$(cat "$file")
 	[ "$want" != "$have" ] || return 0
 	git -C "$TREE" diff --quiet "$want" "$have" -- . \
 		':(exclude)tools/testing' ':(exclude)Documentation' 2>/dev/null ||
-		die "$res has arm C at $want, the series is now at $have, a different kernel: use a new results directory"
-	log "arm C at $have: the kernel of $want (only selftests or Documentation changed)"
+		die "$res has arm $arm at $want, it is now at $have, a different kernel: use a new results directory"
+	log "arm $arm at $have: the kernel of $want (only selftests or Documentation changed)"
+}
+
+# same_series RES: arm C and every row arm of this invocation run the
+# kernels RES's runs ran (series.rev, row-NAME.rev).
+same_series() {
+	local arm
+	want C "$arms" && same_kernel "$1" C series.rev
+	for arm in $arms; do
+		is_row "$arm" && same_kernel "$1" "$arm" "row-$arm.rev"
+	done
+	return 0
 }
 
 write_meta() {
-	local res=$1
+	local res=$1 arm
 	{
 		echo "command=lib/bench.sh $BENCH_ARGS"
 		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -555,7 +611,13 @@ write_meta() {
 		echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
 		echo "io.weight: workload 100, sibling $SIBLING_WEIGHT"
 		echo "scenarios=$scenarios open: sibling at ${SIB_OPEN_IOPS} IOPS, depth ${SIB_OPEN_DEPTH}, io.cost.qos $QOS_TARGETS; mild, heavy: io.cost.qos $QOS_FIXED"
-		echo "series_commit=$(cat "$BENCH/src-series.rev") (exported; each run's params.env has its kernel's commit)"
+		if [ -n "$row_names" ]; then
+			for arm in $row_names; do
+				echo "row $arm=${ROW_REV[$arm]} $(git -C "$TREE" log -1 --format=%s "${ROW_REV[$arm]}")"
+			done
+		else
+			echo "series_commit=$(cat "$BENCH/src-series.rev") (exported; each run's params.env has its kernel's commit)"
+		fi
 		echo "stock_commit=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")"
 		echo "qemu=$(qemu-system-x86_64 --version | head -n1)"
 		echo "vng=$(vng --version 2>&1 | head -n1)"
@@ -592,6 +654,7 @@ run_all() {
 # (rows, smoke runs) keep their summary in their results directory only.
 full_run() {
 	[ "$profile" = standard ] && [ -z "${SERIES_REV:-}" ] && [ "$GUEST_CPUS" = 2 ] &&
+		[ -z "$row_names" ] &&
 		[ "$(echo $arms)" = "$ALL_ARMS" ] && [ "$(echo $scenarios)" = "$STANDARD_SCENARIOS" ] &&
 		[ "$(echo $workloads)" = "$STANDARD_WORKLOADS" ]
 }
@@ -612,11 +675,14 @@ summarize() {
 }
 
 # check_space: a cold run writes two source snapshots (1.8 GiB each) and two
-# guest builds (0.5 GiB each) under build/bench; every run adds a disk image
-# and its results (under 100 MiB).
+# guest builds (0.5 GiB each) under build/bench, and a guest build per row;
+# every run adds a disk image and its results (under 100 MiB).
 check_space() {
-	local need=1024
+	local need=1024 arm
 	[ -d "$BENCH/guest-series" ] || need=$((need + 5120))
+	for arm in $row_names; do
+		[ -d "$(arm_gdir "$arm")" ] || need=$((need + 600))
+	done
 	# the seed (its datadir and image at once, the first time), a run's copy
 	want oltp "$workloads" && need=$((need + 2048))
 	need_space "$BUILD" "$need" "make bench" || exit 1
