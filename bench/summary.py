@@ -716,12 +716,10 @@ RATIO_METRICS = {
 
 def ratio_pairs(arms):
     """The (arm, base) pairs of the ratio tables: C against B and A; a row
-    against the tip row."""
-    if "C" in arms:
-        return [("C", b) for b in ("B", "A") if b in arms]
-    if "tip" in arms:
-        return [(a, "tip") for a in arms if a not in ARMS and a != "tip"]
-    return []
+    against the tip row, or against C when there is none."""
+    pairs = [("C", b) for b in ("B", "A") if "C" in arms and b in arms]
+    tip = "tip" if "tip" in arms else "C" if "C" in arms else None
+    return pairs + [(a, tip) for a in arms if tip and a not in ARMS and a != tip]
 
 
 def ratio_table(runs, wl, scen, pairs):

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The design-choice rows of the benchmark (issue 16, item 7):
 #   lib/bench-rows.sh [--rounds N] [--sibling-weight W] [--workloads 'cache oltp']
-#                     [--scenarios 'open heavy'] [--results DIR] [ROW...]
+#                     [--scenarios 'open heavy'] [--arms 'A B C'] [--results DIR]
+#                     [ROW...]
 #   lib/bench-rows.sh --commits [ROW...]   (make the rows' commits, list them)
 #
 # Each row is a kernel that differs from the tip in one design choice,
@@ -30,11 +31,18 @@
 #                  report ("age-only rule plus per-chunk batching and a plug")
 #   fallback-never never fall back from deferral (no safety net)
 #   fallback-busy  fall back on every back-off from a pending claim
+#   v1             the series before issue 13 (patches/ of our commit
+#                  V1_REV, v1 as benchmarked on 2026-11-30), in one commit
 # The variant rows are commits made here (branch bench/<row> of
 # build/linux, on top of branch series, mm/zswap.c changed only; the same
 # commit every time, so that --results DIR resumes); no-batch is a commit
-# of branch series, found by its subject.
+# of branch series, found by its subject; v1 is applied from our history
+# to the base (branch bench/v1).
 #
+# --arms 'A B C' runs those arms of lib/bench.sh beside the rows, in the
+# same random order: `lib/bench-rows.sh --arms 'A B C' --rounds 5
+# --results DIR v1` adds the v1 row to the standard run in DIR (issue
+# 13's acceptance: the new tip against the tip before it).
 # --sibling-weight W runs the sibling at io.weight W instead of 1000 (the
 # workload has 100). --results DIR goes on with the runs of DIR.
 #
@@ -45,7 +53,10 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
-ALL_ROWS="$DEFAULT_ROWS age-plug fallback-never fallback-busy"
+ALL_ROWS="$DEFAULT_ROWS age-plug fallback-never fallback-busy v1"
+# The tip before issue 13 (series v2): the last commit of our repository
+# with v1's patches/ (the OLTP standard run's docs, 2026-11-30).
+V1_REV=1658d48
 STRUGGLING='	return busy > ZSWAP_WB_BUSY_MAX ||
 	       time_after(now, claimed_at + ZSWAP_WB_LAG);'
 AGE_ONLY='	return time_after(now, claimed_at + msecs_to_jiffies(500));'
@@ -79,7 +90,7 @@ PLUGGED='	struct blk_plug plug;
 INCLUDE='#include <linux/zsmalloc.h>'
 
 usage() {
-	die "usage: lib/bench-rows.sh [--rounds N] [--sibling-weight W] [--workloads WLS] [--scenarios SCENS] [--results DIR] [--commits] [ROW...] (rows: $ALL_ROWS)"
+	die "usage: lib/bench-rows.sh [--rounds N] [--sibling-weight W] [--workloads WLS] [--scenarios SCENS] [--arms 'A B C'] [--results DIR] [--commits] [ROW...] (rows: $ALL_ROWS)"
 }
 
 # series_commit SUBJECT: the commit of branch series with that subject.
@@ -115,17 +126,44 @@ sys.stdout.write(s)' "$row" "$@" >"$idx.c" || { rm -f "$idx" "$idx.c"; exit 1; }
 	GIT_INDEX_FILE=$idx git -C "$TREE" update-index --cacheinfo "100644,$blob,mm/zswap.c"
 	tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
 	rm -f "$idx"
-	commit=$(tip_identity git -C "$TREE" commit-tree "$tree" -p "$SERIES_BRANCH" \
-		-m "bench row $row")
+	commit=$(identity_of "$SERIES_BRANCH" git -C "$TREE" commit-tree "$tree" \
+		-p "$SERIES_BRANCH" -m "bench row $row")
 	git -C "$TREE" branch -f "bench/$row" "$commit"
 	echo "$commit"
 }
 
-# tip_identity CMD...: CMD with the tip's author and committer in the
+# patches_commit ROW REV: branch bench/ROW, the series in patches/ of our
+# repository's commit REV applied to the base as one commit (a private
+# index, no checkout; the cover letter, which has no diff, is skipped).
+# Prints its commit, the same one for the same REV.
+patches_commit() {
+	local row=$1 rev idx p patch tree commit
+	rev=$(git -C "$ROOT" rev-parse -q --verify "$2^{commit}") ||
+		die "row $row: $2 is not a commit of this repository"
+	idx=$(mktemp)
+	patch=$idx.patch
+	GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$BASE_TAG"
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		git -C "$ROOT" show "$rev:patches/$p" >"$patch"
+		grep -q '^diff --git' "$patch" || continue
+		GIT_INDEX_FILE=$idx git -C "$TREE" apply --cached "$patch" ||
+			{ rm -f "$idx" "$patch"; die "row $row: $p of ${rev:0:12} does not apply to $BASE_TAG"; }
+	done < <(git -C "$ROOT" show "$rev:patches/series")
+	tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
+	rm -f "$idx" "$patch"
+	commit=$(identity_of "$BASE_TAG" git -C "$TREE" commit-tree "$tree" -p "$BASE_TAG" \
+		-m "bench row $row: patches/ of ${rev:0:12}")
+	git -C "$TREE" branch -f "bench/$row" "$commit"
+	echo "$commit"
+}
+
+# identity_of REF CMD...: CMD with REF's author and committer in the
 # environment.
-tip_identity() {
+identity_of() {
 	local f
-	f=$(git -C "$TREE" log -1 --format='%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI' "$SERIES_BRANCH" | tr '\0' '\n')
+	f=$(git -C "$TREE" log -1 --format='%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI' "$1^{commit}" | tr '\0' '\n')
+	shift
 	{
 		read -r GIT_AUTHOR_NAME; read -r GIT_AUTHOR_EMAIL; read -r GIT_AUTHOR_DATE
 		read -r GIT_COMMITTER_NAME; read -r GIT_COMMITTER_EMAIL; read -r GIT_COMMITTER_DATE
@@ -148,16 +186,17 @@ row_commit() {
 	age-plug) variant "$1" "$STRUGGLING" "$AGE_ONLY" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
 	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
 	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;
+	v1) patches_commit "$1" "$V1_REV" ;;
 	*) usage ;;
 	esac
 }
 
 main() {
-	local rounds=1 rows="" row rev res="" weight="" args=() list=""
+	local rounds=1 rows="" row rev res="" weight="" args=() list="" arms=""
 	local workloads="cache oltp" scenarios="open heavy"
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--rounds|--sibling-weight|--workloads|--scenarios|--results)
+		--rounds|--sibling-weight|--workloads|--scenarios|--results|--arms)
 			[ $# -ge 2 ] || usage
 			case $1 in
 			--rounds) rounds=$2 ;;
@@ -165,6 +204,7 @@ main() {
 			--workloads) workloads=$2 ;;
 			--scenarios) scenarios=$2 ;;
 			--results) res=$2 ;;
+			--arms) arms=$2 ;;
 			esac
 			shift ;;
 		--commits) list=1 ;;
@@ -189,7 +229,7 @@ main() {
 	[ -z "$list" ] || return 0
 	env ${weight:+SIBLING_WEIGHT="$weight"} "$ROOT/lib/bench.sh" --profile standard \
 		--rounds "$rounds" --workloads "$workloads" --scenarios "$scenarios" \
-		--results "$res" "${args[@]}"
+		--results "$res" --arms "${arms:+$arms }${rows# }" "${args[@]}"
 	log "rows done: ${res#"$ROOT"/}/summary.md; tables: bench/summary.py rows ${res#"$ROOT"/}"
 }
 

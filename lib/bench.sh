@@ -15,7 +15,7 @@
 # series (branch `series` of build/linux), shrinker on. --row NAME=REV
 # adds an arm NAME, shrinker on, running commit REV of build/linux (a
 # design-choice row, lib/bench-rows.sh); with rows the arms default to
-# the rows, and C, whose kernel is the same export, cannot be among them.
+# the rows.
 # Scenarios: the IO
 # sibling is an open-loop O_DIRECT random writer at a fixed SIB_OPEN_IOPS
 # with iocost's latency targets on (open: its own IOPS and p99 latency
@@ -213,8 +213,6 @@ check_lists() {
 	for a in $arms; do
 		want "$a" "$ALL_ARMS $row_names" || die "arm '$a' is not one of: $ALL_ARMS $row_names"
 	done
-	[ -z "$row_names" ] || ! want C "$arms" ||
-		die "arm C and --row share build/bench/src-series: run the tip as a row instead"
 	for s in $scenarios; do
 		want "$s" "$ALL_SCENARIOS" || die "scenario '$s' is not one of: $ALL_SCENARIOS"
 	done
@@ -312,13 +310,14 @@ build_kernels() {
 
 # build_rows FRAGMENT: the kernel of each row arm to run, in its own
 # guest directory, all of them before the first run: the rows share one
-# source export (build/bench/src-series), which therefore moves from
-# commit to commit here, and never between runs.
+# source export (build/bench/src-rows; ccache keys on its relative path,
+# so the first row's build is cold, the others' are not), which therefore
+# moves from commit to commit here, and never between runs.
 build_rows() {
 	local row src
 	for row in $arms; do
 		is_row "$row" || continue
-		src=$(export_rev "${ROW_REV[$row]}" "$BENCH/src-series" "$BENCH/src-series.rev")
+		src=$(export_rev "${ROW_REV[$row]}" "$BENCH/src-rows" "$BENCH/src-rows.rev")
 		guest_kernel "$src" "$(arm_gdir "$row")" x86_64 "$ROOT/lib/guest.config" "$1"
 		echo "${ROW_REV[$row]}" >"$(arm_gdir "$row").rev"
 	done
@@ -597,8 +596,18 @@ same_series() {
 	return 0
 }
 
+# meta_rows RES: a "row NAME=REV subject" line for each row arm that
+# RES/meta.txt does not list yet.
+meta_rows() {
+	local arm
+	for arm in $row_names; do
+		grep -q "^row $arm=" "$1/meta.txt" 2>/dev/null ||
+			echo "row $arm=${ROW_REV[$arm]} $(git -C "$TREE" log -1 --format=%s "${ROW_REV[$arm]}")"
+	done
+}
+
 write_meta() {
-	local res=$1 arm
+	local res=$1
 	{
 		echo "command=lib/bench.sh $BENCH_ARGS"
 		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -611,13 +620,8 @@ write_meta() {
 		echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
 		echo "io.weight: workload 100, sibling $SIBLING_WEIGHT"
 		echo "scenarios=$scenarios open: sibling at ${SIB_OPEN_IOPS} IOPS, depth ${SIB_OPEN_DEPTH}, io.cost.qos $QOS_TARGETS; mild, heavy: io.cost.qos $QOS_FIXED"
-		if [ -n "$row_names" ]; then
-			for arm in $row_names; do
-				echo "row $arm=${ROW_REV[$arm]} $(git -C "$TREE" log -1 --format=%s "${ROW_REV[$arm]}")"
-			done
-		else
-			echo "series_commit=$(cat "$BENCH/src-series.rev") (exported; each run's params.env has its kernel's commit)"
-		fi
+		echo "series_commit=$(cat "$BENCH/src-series.rev" 2>/dev/null) (exported; each run's params.env has its kernel's commit)"
+		meta_rows "$res"
 		echo "stock_commit=$(git -C "$TREE" rev-parse "$BASE_TAG^{commit}")"
 		echo "qemu=$(qemu-system-x86_64 --version | head -n1)"
 		echo "vng=$(vng --version 2>&1 | head -n1)"
@@ -675,11 +679,13 @@ summarize() {
 }
 
 # check_space: a cold run writes two source snapshots (1.8 GiB each) and two
-# guest builds (0.5 GiB each) under build/bench, and a guest build per row;
+# guest builds (0.5 GiB each) under build/bench, and with rows a third
+# snapshot and a guest build per row;
 # every run adds a disk image and its results (under 100 MiB).
 check_space() {
 	local need=1024 arm
 	[ -d "$BENCH/guest-series" ] || need=$((need + 5120))
+	[ -z "$row_names" ] || [ -d "$BENCH/src-rows" ] || need=$((need + 2048))
 	for arm in $row_names; do
 		[ -d "$(arm_gdir "$arm")" ] || need=$((need + 600))
 	done
@@ -713,6 +719,7 @@ main() {
 	same_series "$res"
 	if [ -f "$res/meta.txt" ]; then
 		echo "resumed=$(date -u +%Y-%m-%dT%H:%M:%SZ) command=lib/bench.sh $BENCH_ARGS" >>"$res/meta.txt"
+		meta_rows "$res" >>"$res/meta.txt"
 	else
 		write_meta "$res"
 	fi
