@@ -25,7 +25,10 @@
  *     stall stays under a share of its run time.
  *   no_oom_under_io_contention: no OOM kill, both passes complete with
  *     intact data, writeback happened, the compressed pool's peak during
- *     the run stays well under memory.max, and the pool drains.
+ *     the run stays well under memory.max, and the pool drains. Then,
+ *     the sibling stopped and the disk's iocost model slowed to 2M/s,
+ *     a first pass alone: no OOM kill, and the pool's peak stays under
+ *     the same bound (the fallback paces the allocator).
  * Others phase: the same workload for a minute, next to a cgroup
  * without a memory.max whose task allocates past the available memory,
  * and to a sibling cgroup allocating past a limit the two share, so that
@@ -234,6 +237,7 @@ struct wl_arg {
 	int to_parent;
 	int from_parent;
 	int exit_timeout_ms;
+	bool fill_only;		/* no second pass: wait for 'X' after 'P' */
 };
 
 /*
@@ -465,6 +469,8 @@ static int workload_fn(void *arg)
 	if (!mem)
 		return 3;
 	zs_send_msg(a->to_parent, 'P');
+	if (a->fill_only)
+		goto wait;
 
 	bad = zs_retag(mem, npages, env.page_size, PAGE_TAG);
 	if (bad >= 0) {
@@ -472,7 +478,7 @@ static int workload_fn(void *arg)
 		ret = 2;
 	}
 	zs_send_msg(a->to_parent, 'D');
-
+wait:
 	if (zs_wait_for_msg(a->from_parent, a->exit_timeout_ms) != 'X')
 		return 4;
 	return ret;
@@ -510,15 +516,25 @@ static long sibling_writes(const struct shared *sh, int jobs)
 	return sum;
 }
 
-/* Starts workload_fn in @cg; its pipe ends are returned in *@rd, *@wr. */
-static pid_t start_workload(const char *cg, struct wl_arg *wa, size_t size,
-			    int exit_timeout_ms, int *rd, int *wr)
+/*
+ * Starts workload_fn in @cg, both passes, or the first only if @fill_only;
+ * its pipe ends are returned in *@rd, *@wr.
+ */
+static pid_t start_run(const char *cg, struct wl_arg *wa, size_t size,
+		       int exit_timeout_ms, bool fill_only, int *rd, int *wr)
 {
 	wa->sh = ctx.sh;
 	wa->size = size;
 	wa->exit_timeout_ms = exit_timeout_ms;
+	wa->fill_only = fill_only;
 	return zs_cg_spawn_piped(cg, workload_fn, wa, &wa->from_parent,
 				 &wa->to_parent, rd, wr);
+}
+
+static pid_t start_workload(const char *cg, struct wl_arg *wa, size_t size,
+			    int exit_timeout_ms, int *rd, int *wr)
+{
+	return start_run(cg, wa, size, exit_timeout_ms, false, rd, wr);
 }
 
 /*
@@ -761,7 +777,7 @@ static const char * const case_names[NR_CASES] = {
 	[CASE_SWAPOFF] = "swapoff_races_worker",
 };
 
-static struct {
+static struct case_result {
 	int res;
 	char why[512];
 } result[NR_CASES];
@@ -1009,6 +1025,142 @@ static void phase_shrinker(void)
 		set_result(CASE_NO_OOM, KSFT_PASS, "");
 out:
 	zs_run_cleanup(wl, rd, wr);
+}
+
+/*
+ * Test 11's slow-device part. The fallback paces a cgroup's own
+ * allocations while its worker lags: a reclaimer of the cgroup's own
+ * limit that keeps meeting the pending claim writes back in place, on the
+ * cgroup's budget, and sleeps there. Next to the sibling that cannot be
+ * told from the worker keeping up by itself: iocost lends the worker
+ * whatever budget the sibling leaves unused, and how much that is depends
+ * on the guest's speed (without the fallback the pool peaked at 87% of
+ * memory.max in one run there and at 33% in another). Here the sibling
+ * is stopped and the whole disk is worth SLOW_BPS (io.cost.model, the
+ * vrate fixed at 100%), far less than the rate at which the workload's
+ * first pass compresses its pages: the worker alone then cannot hold the
+ * pool back, and only the allocator's own writeback keeps the pool's
+ * peak under POOL_PEAK_PCT of memory.max. The first pass only: the
+ * second would read everything back at that rate. The part runs and
+ * prints its figures whatever the first part's verdict; a failure there
+ * stays the case's verdict.
+ */
+#define SLOW_BPS		"2097152"
+#define SLOW_IOPS		"100"
+#define SLOW_QOS		"enable=1 ctrl=user rpct=0 rlat=0 wpct=0 wlat=0 min=100.00 max=100.00"
+#define SLOW_MODEL		"ctrl=user model=linear rbps=" SLOW_BPS " rseqiops=" SLOW_IOPS \
+				" rrandiops=" SLOW_IOPS " wbps=" SLOW_BPS " wseqiops=" SLOW_IOPS \
+				" wrandiops=" SLOW_IOPS
+/* The first pass writes ~2/3 of 64M back at 2M/s: 20-30 s; 4x that. */
+#define SLOW_FILL_S		120
+
+/* The program's io.cost.qos and io.cost.model settings. */
+static const char *qos_setting(void)
+{
+	return getenv("ZSWAP_IOCOST_QOS") ?: QOS_DEFAULT;
+}
+
+static const char *model_setting(void)
+{
+	return getenv("ZSWAP_IOCOST_MODEL") ?: MODEL_DEFAULT;
+}
+
+/* Writes @qos and @model for the disk; 0 or a negative errno. */
+static int iocost_set(const char *qos, const char *model)
+{
+	char path[PATH_MAX + 16], val[ZS_VAL_LEN];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/io.cost.model", env.cgroot);
+	snprintf(val, sizeof(val), "%u:%u %s", ctx.disk.maj, ctx.disk.min, model);
+	ret = zs_knob_set(path, val);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/io.cost.qos", env.cgroot);
+	snprintf(val, sizeof(val), "%u:%u %s", ctx.disk.maj, ctx.disk.min, qos);
+	return zs_knob_set(path, val);
+}
+
+static void no_oom_slow_device(void)
+{
+	const struct case_result first = result[CASE_NO_OOM];
+	long long wb = -1, peak = -1, zswap, ooms = -1;
+	int msg = 0, rd = -1, wr = -1, status = 0, ret;
+	uint64_t t0 = 0, t_fill = 0, end;
+	pid_t pid = -1;
+	struct wl_arg wa;
+	char *cg;
+
+	siblings_stop();
+	cg = zs_cg_create(env.cgroot, "zswap_iocost_slow");
+	if (!cg || cg_write_numeric(cg, "memory.max", WL_MEM_MAX)) {
+		set_result(CASE_NO_OOM, KSFT_FAIL,
+			   "slow device: cannot create the workload cgroup");
+		goto out;
+	}
+	ret = iocost_set(SLOW_QOS, SLOW_MODEL);
+	if (ret) {
+		set_result(CASE_NO_OOM, KSFT_FAIL,
+			   "slow device: cannot set io.cost.qos and io.cost.model: %s",
+			   strerror(-ret));
+		goto restore;
+	}
+
+	t0 = zs_now_ms();
+	pid = start_run(cg, &wa, WL_ALLOC, (SLOW_FILL_S + 60) * 1000, true,
+			&rd, &wr);
+	if (pid < 0) {
+		set_result(CASE_NO_OOM, KSFT_FAIL, "slow device: cannot start the workload");
+		goto restore;
+	}
+	end = t0 + SLOW_FILL_S * 1000ULL;
+	do {
+		msg = zs_wait_for_msg(rd, 100);
+		if (!zs_memstat(cg, "zswap", &zswap) && zswap > peak)
+			peak = zswap;
+	} while (msg == -ETIMEDOUT && zs_now_ms() < end);
+	if (msg == 'P')
+		t_fill = zs_now_ms();
+	wb = zs_memstat_or(cg, "zswpwb", -1);
+	zs_cg_key(cg, "memory.events", "oom_kill", &ooms);
+
+restore:
+	/* first: a task waiting in iocost at this rate would die slowly */
+	ret = iocost_set(qos_setting(), model_setting());
+	if (pid > 0)
+		zs_child_stop(pid, wr, &status, WL_EXIT_MS);
+	ksft_print_msg("slow device (%s B/s, %s IOPS): fill %.1f s, zswpwb %lld, oom_kill %lld\n",
+		       SLOW_BPS, SLOW_IOPS, t_fill ? (t_fill - t0) / 1000.0 : -1.0,
+		       wb, ooms);
+	ksft_print_msg("slow device: pool peak %lld, %lld%% of memory.max (bound %d%%)\n",
+		       peak, peak * 100 / (long long)WL_MEM_MAX, POOL_PEAK_PCT);
+	if (ret)
+		set_result(CASE_NO_OOM, KSFT_FAIL,
+			   "slow device: cannot restore io.cost.qos and io.cost.model: %s",
+			   strerror(-ret));
+	if (pid <= 0)
+		goto out;
+
+	if (ooms != 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		set_result(CASE_NO_OOM, KSFT_FAIL,
+			   "slow device: workload oom_kill %lld, status 0x%x; expected no OOM kill and exit 0",
+			   ooms, status);
+	else if (!t_fill)
+		set_result(CASE_NO_OOM, KSFT_FAIL,
+			   "slow device: the workload did not fill its memory in %d s (message %d)",
+			   SLOW_FILL_S, msg);
+	else if (wb <= 0)
+		set_result(CASE_NO_OOM, KSFT_FAIL,
+			   "slow device: zswpwb %lld, expected > 0", wb);
+	else if (peak > (long long)POOL_PEAK_BOUND)
+		set_result(CASE_NO_OOM, KSFT_FAIL,
+			   "slow device: memory.stat zswap peaked at %lld, expected <= %lld (%d%% of memory.max): the allocator outran its writeback",
+			   peak, (long long)POOL_PEAK_BOUND, POOL_PEAK_PCT);
+out:
+	/* the first part's failure, if any, is the case's verdict */
+	if (first.res != KSFT_PASS)
+		result[CASE_NO_OOM] = first;
+	zs_run_cleanup(cg, rd, wr);
 }
 
 /*
@@ -3066,9 +3218,7 @@ static void setup(void)
 		ksft_exit_skip("%s\n", why);
 	if (zs_io_controller_enable(&env))
 		ksft_exit_skip("cannot enable the io controller\n");
-	if (zs_iocost_enable(&env, &ctx.disk,
-			     getenv("ZSWAP_IOCOST_QOS") ?: QOS_DEFAULT,
-			     getenv("ZSWAP_IOCOST_MODEL") ?: MODEL_DEFAULT,
+	if (zs_iocost_enable(&env, &ctx.disk, qos_setting(), model_setting(),
 			     why, sizeof(why)))
 		ksft_exit_skip("%s\n", why);
 	/* Without it io.stat has no cost.wait/indebt/indelay: test 4 skips. */
@@ -3172,6 +3322,7 @@ int main(void)
 	phase_shrinker();
 	report(CASE_THROTTLED);
 	report(CASE_DEFERRED);
+	no_oom_slow_device();
 	report(CASE_NO_OOM);
 
 	phase_others();
