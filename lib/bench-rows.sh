@@ -105,10 +105,9 @@ series_commit() {
 # variant ROW OLD NEW [OLD NEW...]: branch bench/ROW, the tip with each
 # text OLD of mm/zswap.c (which must occur once) replaced by NEW; made
 # with a private index, so build/linux's work tree and index are
-# untouched. Author, committer and dates are the tip's, so the same
-# variant of the same tip is the same commit. Prints its commit.
+# untouched (row_branch()). Prints its commit.
 variant() {
-	local row=$1 blob tree commit idx
+	local row=$1 blob tree idx
 	shift
 	idx=$(mktemp)
 	git -C "$TREE" show "$SERIES_BRANCH:mm/zswap.c" |
@@ -126,18 +125,25 @@ sys.stdout.write(s)' "$row" "$@" >"$idx.c" || { rm -f "$idx" "$idx.c"; exit 1; }
 	GIT_INDEX_FILE=$idx git -C "$TREE" update-index --cacheinfo "100644,$blob,mm/zswap.c"
 	tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
 	rm -f "$idx"
-	commit=$(identity_of "$SERIES_BRANCH" git -C "$TREE" commit-tree "$tree" \
-		-p "$SERIES_BRANCH" -m "bench row $row")
-	git -C "$TREE" branch -f "bench/$row" "$commit"
+	row_branch "$row" "$tree" "$SERIES_BRANCH" "bench row $row"
+}
+
+# row_branch ROW TREE PARENT MESSAGE: branch bench/ROW, a commit of TREE
+# on PARENT with PARENT's author, committer and dates, so that the same
+# tree gives the same commit on every call. Prints the commit.
+row_branch() {
+	local commit
+	commit=$(identity_of "$3" git -C "$TREE" commit-tree "$2" -p "$3" -m "$4")
+	git -C "$TREE" branch -f "bench/$1" "$commit"
 	echo "$commit"
 }
 
 # patches_commit ROW REV: branch bench/ROW, the series in patches/ of our
 # repository's commit REV applied to the base as one commit (a private
 # index, no checkout; the cover letter, which has no diff, is skipped).
-# Prints its commit, the same one for the same REV.
+# Prints its commit (row_branch()), the same one for the same REV.
 patches_commit() {
-	local row=$1 rev idx p patch tree commit
+	local row=$1 rev idx p patch tree
 	rev=$(git -C "$ROOT" rev-parse -q --verify "$2^{commit}") ||
 		die "row $row: $2 is not a commit of this repository"
 	idx=$(mktemp)
@@ -152,10 +158,7 @@ patches_commit() {
 	done < <(git -C "$ROOT" show "$rev:patches/series")
 	tree=$(GIT_INDEX_FILE=$idx git -C "$TREE" write-tree)
 	rm -f "$idx" "$patch"
-	commit=$(identity_of "$BASE_TAG" git -C "$TREE" commit-tree "$tree" -p "$BASE_TAG" \
-		-m "bench row $row: patches/ of ${rev:0:12}")
-	git -C "$TREE" branch -f "bench/$row" "$commit"
-	echo "$commit"
+	row_branch "$row" "$tree" "$BASE_TAG" "bench row $row: patches/ of ${rev:0:12}"
 }
 
 # identity_of REF CMD...: CMD with REF's author and committer in the
