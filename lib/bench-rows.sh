@@ -31,6 +31,10 @@
 #                  report ("age-only rule plus per-chunk batching and a plug")
 #   fallback-never never fall back from deferral (no safety net)
 #   fallback-busy  fall back on every back-off from a pending claim
+#   worker-memalloc the tip with v1's worker context: the deferred walk runs
+#                  with PF_MEMALLOC (reserves, charges forced past
+#                  memory.max) instead of failing its allocation and
+#                  stopping at the memcg's limit
 #   v1             the series before issue 13 (patches/ of our commit
 #                  V1_REV, v1 as benchmarked on 2026-11-30), in one commit
 # The variant rows are commits made here (branch bench/<row> of
@@ -53,7 +57,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
-ALL_ROWS="$DEFAULT_ROWS age-plug fallback-never fallback-busy v1"
+ALL_ROWS="$DEFAULT_ROWS age-plug fallback-never fallback-busy worker-memalloc v1"
 # The tip before issue 13 (series v2): the last commit of our repository
 # with v1's patches/ (the OLTP standard run's docs, 2026-11-30).
 V1_REV=1658d48
@@ -88,6 +92,15 @@ PLUGGED='	struct blk_plug plug;
 	blk_finish_plug(&plug);
 	return freed;'
 INCLUDE='#include <linux/zsmalloc.h>'
+WORKER_RUN='		written = zswap_wb_chunks(memcg, nid, nr, ZSWAP_WB_SHRINKER,
+					  &state->wb_written);'
+WORKER_MEMALLOC='		{
+			unsigned int noreclaim = memalloc_noreclaim_save();
+
+			written = zswap_wb_chunks(memcg, nid, nr, ZSWAP_WB_SHRINKER,
+						  &state->wb_written);
+			memalloc_noreclaim_restore(noreclaim);
+		}'
 
 usage() {
 	die "usage: lib/bench-rows.sh [--rounds N] [--sibling-weight W] [--workloads WLS] [--scenarios SCENS] [--arms 'A B C'] [--results DIR] [--commits] [ROW...] (rows: $ALL_ROWS)"
@@ -189,6 +202,7 @@ row_commit() {
 	age-plug) variant "$1" "$STRUGGLING" "$AGE_ONLY" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
 	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
 	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;
+	worker-memalloc) variant "$1" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
 	v1) patches_commit "$1" "$V1_REV" ;;
 	*) usage ;;
 	esac

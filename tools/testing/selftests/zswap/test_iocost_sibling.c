@@ -1065,22 +1065,6 @@ static const char *model_setting(void)
 	return getenv("ZSWAP_IOCOST_MODEL") ?: MODEL_DEFAULT;
 }
 
-/* Writes @qos and @model for the disk; 0 or a negative errno. */
-static int iocost_set(const char *qos, const char *model)
-{
-	char path[PATH_MAX + 16], val[ZS_VAL_LEN];
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/io.cost.model", env.cgroot);
-	snprintf(val, sizeof(val), "%u:%u %s", ctx.disk.maj, ctx.disk.min, model);
-	ret = zs_knob_set(path, val);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/io.cost.qos", env.cgroot);
-	snprintf(val, sizeof(val), "%u:%u %s", ctx.disk.maj, ctx.disk.min, qos);
-	return zs_knob_set(path, val);
-}
-
 static void no_oom_slow_device(void)
 {
 	const struct case_result first = result[CASE_NO_OOM];
@@ -1098,7 +1082,7 @@ static void no_oom_slow_device(void)
 			   "slow device: cannot create the workload cgroup");
 		goto out;
 	}
-	ret = iocost_set(SLOW_QOS, SLOW_MODEL);
+	ret = zs_iocost_set(&env, &ctx.disk, SLOW_QOS, SLOW_MODEL);
 	if (ret) {
 		set_result(CASE_NO_OOM, KSFT_FAIL,
 			   "slow device: cannot set io.cost.qos and io.cost.model: %s",
@@ -1126,7 +1110,7 @@ static void no_oom_slow_device(void)
 
 restore:
 	/* first: a task waiting in iocost at this rate would die slowly */
-	ret = iocost_set(qos_setting(), model_setting());
+	ret = zs_iocost_set(&env, &ctx.disk, qos_setting(), model_setting());
 	if (pid > 0)
 		zs_child_stop(pid, wr, &status, WL_EXIT_MS);
 	ksft_print_msg("slow device (%s B/s, %s IOPS): fill %.1f s, zswpwb %lld, oom_kill %lld\n",

@@ -1005,6 +1005,17 @@ static void zs_iocost_restore(const char *path, const struct zs_disk *d,
 	}
 }
 
+/* Writes "MAJ:MIN @setting" for @d to @path; 0 or a negative errno. */
+static int zs_iocost_write(const char *path, const struct zs_disk *d,
+			   const char *setting, const char *restore)
+{
+	char val[ZS_VAL_LEN];
+
+	snprintf(val, sizeof(val), "%u:%u %s", d->maj, d->min, setting);
+	return restore ? zs_knob_set_restore(path, val, restore) :
+			 zs_knob_set(path, val);
+}
+
 /*
  * Enables iocost on @d with the given io.cost.qos and io.cost.model
  * settings (without the MAJ:MIN prefix); both are put back at exit.
@@ -1014,7 +1025,7 @@ int zs_iocost_enable(const struct zs_env *env, const struct zs_disk *d,
 		     const char *qos, const char *model, char *why, size_t len)
 {
 	char qos_path[PATH_MAX + 16], model_path[PATH_MAX + 16];
-	char val[ZS_VAL_LEN], restore[ZS_VAL_LEN];
+	char restore[ZS_VAL_LEN];
 	int ret;
 
 	snprintf(qos_path, sizeof(qos_path), "%s/io.cost.qos", env->cgroot);
@@ -1026,23 +1037,40 @@ int zs_iocost_enable(const struct zs_env *env, const struct zs_disk *d,
 	}
 
 	zs_iocost_restore(qos_path, d, true, restore, sizeof(restore));
-	snprintf(val, sizeof(val), "%u:%u %s", d->maj, d->min, qos);
-	ret = zs_knob_set_restore(qos_path, val, restore);
+	ret = zs_iocost_write(qos_path, d, qos, restore);
 	if (ret) {
 		snprintf(why, len, "cannot enable iocost on %u:%u (\"%s\"): %s",
-			 d->maj, d->min, val, strerror(-ret));
+			 d->maj, d->min, qos, strerror(-ret));
 		return -1;
 	}
 
 	zs_iocost_restore(model_path, d, false, restore, sizeof(restore));
-	snprintf(val, sizeof(val), "%u:%u %s", d->maj, d->min, model);
-	ret = zs_knob_set_restore(model_path, val, restore);
+	ret = zs_iocost_write(model_path, d, model, restore);
 	if (ret) {
 		snprintf(why, len, "cannot set the iocost model (\"%s\"): %s",
-			 val, strerror(-ret));
+			 model, strerror(-ret));
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Changes the io.cost.model and then the io.cost.qos settings of @d, after
+ * zs_iocost_enable() (whose exit restore still puts back what it found).
+ * Returns 0 or a negative errno.
+ */
+int zs_iocost_set(const struct zs_env *env, const struct zs_disk *d,
+		  const char *qos, const char *model)
+{
+	char path[PATH_MAX + 16];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/io.cost.model", env->cgroot);
+	ret = zs_iocost_write(path, d, model, NULL);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/io.cost.qos", env->cgroot);
+	return zs_iocost_write(path, d, qos, NULL);
 }
 
 /* Finds "@key=<number>" in the @d line of @cg's io.stat; -1 if absent. */
