@@ -267,6 +267,7 @@ series_src() {
 # kernel gets the same file.
 fragment() {
 	local f=$BENCH/fragment.config zcfg=$BENCH/selftests.config
+	mkdir -p "$BENCH"
 	git -C "$TREE" show "$SERIES_BRANCH:tools/testing/selftests/zswap/config" >"$zcfg" ||
 		die "branch $SERIES_BRANCH has no tools/testing/selftests/zswap/config"
 	grep -h '^CONFIG_' "$zcfg" "$ROOT/lib/bench.config" | sort -u >"$f.new"
