@@ -567,22 +567,39 @@ run_done() {
 	[ -s "$1/wall_s" ]
 }
 
+# kernel_digest REV: a digest of REV's tree outside selftests and
+# Documentation. It names a kernel by content, so a results directory
+# made on another machine (where 'make tree' made other commits of the
+# same patches) can be resumed here.
+kernel_digest() {
+	git -C "$TREE" ls-tree -r "$1" |
+		grep -v -P '\t(tools/testing|Documentation)/' | sha256sum | cut -d' ' -f1
+}
+
 # same_kernel RES ARM FILE: RES holds runs of one kernel of ARM only:
 # the commit in RES/FILE, or one that differs from it outside the
-# kernel's build (selftests, Documentation) only.
+# kernel's build (selftests, Documentation) only. FILE.digest keeps
+# that kernel's kernel_digest for a commit this tree does not have.
 same_kernel() {
 	local res=$1 arm=$2 file=$1/$3 want have
 	have=$(arm_commit "$arm")
-	if [ ! -s "$file" ]; then
-		echo "$have" >"$file"
-		return
-	fi
+	[ -s "$file" ] || echo "$have" >"$file"
 	want=$(cat "$file")
+	if git -C "$TREE" cat-file -e "$want^{commit}" 2>/dev/null; then
+		[ -s "$file.digest" ] || kernel_digest "$want" >"$file.digest"
+	else
+		[ -s "$file.digest" ] ||
+			die "$res has arm $arm at $want, which this tree lacks, and no $file.digest to compare: use a new results directory"
+	fi
 	[ "$want" != "$have" ] || return 0
-	git -C "$TREE" diff --quiet "$want" "$have" -- . \
-		':(exclude)tools/testing' ':(exclude)Documentation' 2>/dev/null ||
-		die "$res has arm $arm at $want, it is now at $have, a different kernel: use a new results directory"
-	log "arm $arm at $have: the kernel of $want (only selftests or Documentation changed)"
+	if git -C "$TREE" cat-file -e "$want^{commit}" 2>/dev/null; then
+		git -C "$TREE" diff --quiet "$want" "$have" -- . \
+			':(exclude)tools/testing' ':(exclude)Documentation' ||
+			die "$res has arm $arm at $want, it is now at $have, a different kernel: use a new results directory"
+	elif [ "$(kernel_digest "$have")" != "$(cat "$file.digest")" ]; then
+		die "$res has arm $arm at $want (not in this tree), and $have builds another kernel: use a new results directory"
+	fi
+	log "arm $arm at $have: the kernel of $want (only selftests or Documentation changed, or the same patches applied on another machine)"
 }
 
 # same_series RES: arm C and every row arm of this invocation run the

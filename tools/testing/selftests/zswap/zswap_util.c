@@ -1005,15 +1005,18 @@ static void zs_iocost_restore(const char *path, const struct zs_disk *d,
 	}
 }
 
-/* Writes "MAJ:MIN @setting" for @d to @path; 0 or a negative errno. */
+/*
+ * Writes "MAJ:MIN @setting" for @d to @path with zs_knob_set_restore(): the
+ * exit puts back @restore, or what @path held if @restore is NULL.
+ * Returns 0 or a negative errno.
+ */
 static int zs_iocost_write(const char *path, const struct zs_disk *d,
 			   const char *setting, const char *restore)
 {
 	char val[ZS_VAL_LEN];
 
 	snprintf(val, sizeof(val), "%u:%u %s", d->maj, d->min, setting);
-	return restore ? zs_knob_set_restore(path, val, restore) :
-			 zs_knob_set(path, val);
+	return zs_knob_set_restore(path, val, restore);
 }
 
 /*
