@@ -9,7 +9,9 @@
 # (PROFILE=... in the environment does the same as --profile; SERIES_REV
 # names the commit of build/linux that arm C runs, default branch series;
 # WORKLOADS=... does the same as --workloads; SIBLING_WEIGHT, 1-10000,
-# is the sibling's io.weight, default 1000 against the workload's 100.)
+# is the sibling's io.weight, default 1000 against the workload's 100;
+# BENCH_BUILD_ONLY=1 builds the arms' kernels and the workload and stops,
+# e.g. niced while the host is busy, so that the runs start at once later.)
 #
 # Arms: A stock 7.3.4, zswap shrinker off; B stock, shrinker on; C the
 # series (branch `series` of build/linux), shrinker on. --row NAME=REV
@@ -728,6 +730,10 @@ main() {
 	t0=$(date +%s)
 	build_kernels
 	build_workload
+	if [ -n "${BENCH_BUILD_ONLY:-}" ]; then
+		log "kernels and workload built (BENCH_BUILD_ONLY): no run"
+		return
+	fi
 	make_slice
 	oltp_seed
 	res=${results:-$BENCH/results/$(date -u +%Y%m%d-%H%M%S)}

@@ -48,9 +48,12 @@ install_packages() {
 		die "missing Debian packages: $*; install them as root (apt-get install $*)"
 	fi
 	log "installing Debian packages: $*"
-	run_logged "$LOGS/apt-update.log" "apt-get update" apt-get update
+	# Another checkout's make may hold dpkg's lock: wait for it, bounded.
+	run_logged "$LOGS/apt-update.log" "apt-get update" \
+		apt-get -o DPkg::Lock::Timeout=600 update
 	DEBIAN_FRONTEND=noninteractive run_logged "$LOGS/apt-install.log" \
-		"apt-get install $*" apt-get install -y --no-install-recommends "$@"
+		"apt-get install $*" apt-get -o DPkg::Lock::Timeout=600 install -y \
+		--no-install-recommends "$@"
 }
 
 # install_virtme_ng: vng from trixie, unless a vng of that version is there.

@@ -111,7 +111,7 @@ enum zswap_wb_reason {
  * Deferred shrinker writeback (see mm/zswap.c): when reclaim that finds the
  * worker's claim pending gives up backing off, and how long it waits.
  */
-/* ticks with back-offs from one pending claim after which reclaim is failing */
+/* back-offs from one pending claim after which reclaim is failing */
 #define ZSWAP_WB_BUSY_MAX	4
 /* age of a pending claim after which the worker lags (100ms) */
 #define ZSWAP_WB_LAG		(HZ / 10)
@@ -195,8 +195,7 @@ unsigned long zswap_wb_run(struct zswap_lruvec_state *state,
 			   struct mem_cgroup *memcg, int nid);
 bool zswap_wb_struggling(unsigned int busy, unsigned long claimed_at,
 			 unsigned long now);
-bool zswap_wb_claim_struggling(struct zswap_lruvec_state *state,
-			       unsigned long now);
+bool zswap_wb_claim_struggling(struct zswap_lruvec_state *state);
 enum zswap_wb_fallback zswap_wb_fallback_mode(const struct zswap_reclaimer *r);
 void zswap_reclaimer_of(const struct shrink_control *sc, struct zswap_reclaimer *r);
 struct zswap_lruvec_state *zswap_lruvec_state_of(struct mem_cgroup *memcg, int nid);

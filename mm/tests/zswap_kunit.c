@@ -1695,7 +1695,7 @@ static void zswap_test_zswap_shrinker_scan_defers_as_scanned(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->walks, 0);
 }
 
-/* A new claim starts its own busy count, busy tick and age. */
+/* A new claim starts its own busy count and age. */
 static void zswap_test_zswap_shrinker_scan_new_claim_resets_busy(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
@@ -1704,10 +1704,8 @@ static void zswap_test_zswap_shrinker_scan_new_claim_resets_busy(struct kunit *t
 	zswap_test_require_shrinker(test);
 	atomic_set(&w->state.wb_busy, ZSWAP_WB_BUSY_MAX + 3);
 	w->state.wb_claimed_at = jiffies - 10 * ZSWAP_WB_LAG;
-	w->state.wb_busy_at = jiffies - 10 * ZSWAP_WB_LAG;
 	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->state.wb_busy), 0);
-	KUNIT_EXPECT_EQ(test, w->state.wb_busy_at, w->state.wb_claimed_at);
 	KUNIT_EXPECT_FALSE(test, time_after(jiffies, w->state.wb_claimed_at + ZSWAP_WB_LAG));
 
 	/* so the next call that finds the claim pending merely backs off */
@@ -1715,8 +1713,7 @@ static void zswap_test_zswap_shrinker_scan_new_claim_resets_busy(struct kunit *t
 	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 0);
 	KUNIT_EXPECT_EQ(test, sc.nr_scanned, 64);
 	KUNIT_EXPECT_EQ(test, w->walks, 0);
-	/* 0 if it came in the claim's own tick */
-	KUNIT_EXPECT_LE(test, atomic_read(&w->state.wb_busy), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->state.wb_busy), 1);
 }
 
 /*
@@ -1835,45 +1832,12 @@ static void zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress(struc
 	atomic_long_set(&w->state.wb_pending, ZSWAP_WB_CLAIMING);
 	atomic_set(&w->state.wb_busy, ZSWAP_WB_BUSY_MAX + 3);
 	w->state.wb_claimed_at = jiffies - 10 * ZSWAP_WB_LAG;
-	KUNIT_EXPECT_FALSE(test, zswap_wb_claim_struggling(&w->state, jiffies));
+	KUNIT_EXPECT_FALSE(test, zswap_wb_claim_struggling(&w->state));
 	KUNIT_EXPECT_EQ(test, atomic_read(&w->state.wb_busy), ZSWAP_WB_BUSY_MAX + 3);
 
 	/* the same state with the claim published is struggling */
 	atomic_long_set(&w->state.wb_pending, 10);
-	KUNIT_EXPECT_TRUE(test, zswap_wb_claim_struggling(&w->state, jiffies));
-}
-
-/*
- * The busy count counts ticks, not calls: do_shrink_slab() calls the scan
- * once per batch, and one shrink_slab() pass must not look like reclaim
- * coming back to the claim again and again.
- */
-static void zswap_test_zswap_wb_claim_struggling_counts_ticks(struct kunit *test)
-{
-	struct zswap_test_wb *w = test->priv;
-	unsigned long t0 = jiffies;
-	unsigned int tick, i;
-
-	/* else age alone would decide below */
-	KUNIT_ASSERT_GT(test, ZSWAP_WB_LAG, ZSWAP_WB_BUSY_MAX + 1);
-	atomic_long_set(&w->state.wb_pending, 10);
-	atomic_set(&w->state.wb_busy, 0);
-	w->state.wb_claimed_at = t0;
-	w->state.wb_busy_at = t0;
-
-	/* back-offs in the claim's own tick count nothing */
-	for (i = 0; i < 2 * ZSWAP_WB_BUSY_MAX; i++)
-		KUNIT_EXPECT_FALSE(test, zswap_wb_claim_struggling(&w->state, t0));
-	KUNIT_EXPECT_EQ(test, atomic_read(&w->state.wb_busy), 0);
-
-	/* each later tick counts once, however many back-offs it sees */
-	for (tick = 1; tick <= ZSWAP_WB_BUSY_MAX; tick++) {
-		for (i = 0; i < 3; i++)
-			KUNIT_EXPECT_FALSE(test,
-					   zswap_wb_claim_struggling(&w->state, t0 + tick));
-		KUNIT_EXPECT_EQ(test, atomic_read(&w->state.wb_busy), tick);
-	}
-	KUNIT_EXPECT_TRUE(test, zswap_wb_claim_struggling(&w->state, t0 + tick));
+	KUNIT_EXPECT_TRUE(test, zswap_wb_claim_struggling(&w->state));
 }
 
 /* An unthrottled fallback writes one chunk in place at once, issued as root. */
@@ -1999,7 +1963,6 @@ static struct kunit_case zswap_wb_test_cases[] = {
 			 zswap_test_caller_gen_params),
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_worker_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress),
-	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_counts_ticks),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled_worker_running),
 	KUNIT_CASE(zswap_test_zswap_wb_run_context),
