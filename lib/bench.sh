@@ -579,29 +579,23 @@ kernel_digest() {
 }
 
 # same_kernel RES ARM FILE: RES holds runs of one kernel of ARM only:
-# the commit in RES/FILE, or one that differs from it outside the
-# kernel's build (selftests, Documentation) only. FILE.digest keeps
-# that kernel's kernel_digest for a commit this tree does not have.
+# the commit in RES/FILE, or one whose tree has the same kernel_digest
+# (it differs in selftests or Documentation only, or is the same series
+# applied on another machine). FILE.digest keeps that digest, so the
+# commit itself need not be in this tree.
 same_kernel() {
-	local res=$1 arm=$2 file=$1/$3 want have
+	local res=$1 arm=$2 file=$1/$3 have
 	have=$(arm_commit "$arm")
 	[ -s "$file" ] || echo "$have" >"$file"
-	want=$(cat "$file")
-	if git -C "$TREE" cat-file -e "$want^{commit}" 2>/dev/null; then
-		[ -s "$file.digest" ] || kernel_digest "$want" >"$file.digest"
-	else
-		[ -s "$file.digest" ] ||
-			die "$res has arm $arm at $want, which this tree lacks, and no $file.digest to compare: use a new results directory"
+	if [ ! -s "$file.digest" ]; then
+		git -C "$TREE" cat-file -e "$(cat "$file")^{commit}" 2>/dev/null ||
+			die "$res has arm $arm at $(cat "$file"), which this tree lacks, and no $file.digest: use a new results directory"
+		kernel_digest "$(cat "$file")" >"$file.digest"
 	fi
-	[ "$want" != "$have" ] || return 0
-	if git -C "$TREE" cat-file -e "$want^{commit}" 2>/dev/null; then
-		git -C "$TREE" diff --quiet "$want" "$have" -- . \
-			':(exclude)tools/testing' ':(exclude)Documentation' ||
-			die "$res has arm $arm at $want, it is now at $have, a different kernel: use a new results directory"
-	elif [ "$(kernel_digest "$have")" != "$(cat "$file.digest")" ]; then
-		die "$res has arm $arm at $want (not in this tree), and $have builds another kernel: use a new results directory"
-	fi
-	log "arm $arm at $have: the kernel of $want (only selftests or Documentation changed, or the same patches applied on another machine)"
+	[ "$(kernel_digest "$have")" = "$(cat "$file.digest")" ] ||
+		die "$res has arm $arm at $(cat "$file"), it is now at $have, a different kernel: use a new results directory"
+	[ "$(cat "$file")" = "$have" ] ||
+		log "arm $arm at $have: the kernel of $(cat "$file") (selftests or Documentation aside)"
 }
 
 # same_series RES: arm C and every row arm of this invocation run the
