@@ -655,6 +655,8 @@ def load_runs(res):
     runs = []
     for path in sorted(glob.glob(os.path.join(res, "*", "params.env"))):
         rundir = os.path.dirname(path)
+        if not os.path.exists(os.path.join(rundir, "wall_s")):
+            continue                   # still running, or cut off
         runs.append(parse(rundir))     # always from the raw files
     return runs
 
@@ -1172,18 +1174,36 @@ HEADLINE = {
 }
 
 
-def paired(runs, wl, scen, get):
-    """C/B of get() per round, over the rounds where both runs are valid."""
+def paired(runs, wl, scen, get, arm="C", base="B"):
+    """arm/base of get() per round, over the rounds where both runs are
+    valid and have the figure."""
     by = {(r["round"], r["arm"]): r for r in runs
           if r["wl"] == wl and r["scenario"] == scen and r["valid"]}
     out = []
     for rd in sorted({k[0] for k in by}):
-        c, b = by.get((rd, "C")), by.get((rd, "B"))
+        c, b = by.get((rd, arm)), by.get((rd, base))
+        if c is None or b is None:
+            continue
         try:
             out.append(get(c) / get(b))
         except (KeyError, TypeError, ZeroDivisionError):
             pass
     return out
+
+
+def ratios_cell(vals):
+    """Per-round ratios, then whether they leave the noise: a difference is
+    called real only when every round's ratio lies on the same side of 1."""
+    if not vals:
+        return "-"
+    text = ", ".join("%.2f" % x for x in vals)
+    if len(vals) < 2:
+        return text
+    if min(vals) > 1:
+        return text + " (all > 1)"
+    if max(vals) < 1:
+        return text + " (all < 1)"
+    return text + " (noise)"
 
 
 # The workloads the issue's aims are judged on: both have a populate rate.
@@ -1195,9 +1215,12 @@ def aims(runs, scen, wl="cache"):
     rr = [r for r in runs if r["wl"] == wl and r["scenario"] == scen]
     c = [r for r in rr if r["arm"] == "C"]
     cv = [r for r in c if r["valid"]]
-    fmt = lambda v, f: ", ".join(f % x for x in v)
-    verdict = lambda v, ok: ("met" if v and all(map(ok, v)) else
-                             "partly" if any(map(ok, v)) else "not met")
+    def judge(v, ok, f, unit=""):
+        if not v:
+            return "no paired round"
+        said = "met" if all(map(ok, v)) else "partly" if any(map(ok, v)) else "not met"
+        return "%s: %s%s" % (said, ", ".join(f % x for x in v), unit)
+
     oom = sum(bool(r.get("oom")) for r in c)
     ratio = dict(RATIO_METRICS[wl])
     speed = paired(rr, wl, scen, ratio["populate rate"])
@@ -1210,21 +1233,21 @@ def aims(runs, scen, wl="cache"):
         ("no OOM in arm C", "%s: %d/%d OOM-killed" % ("met" if c and not oom else "not met",
                                                     oom, len(c))),
         ("C populates >= 10x faster than B (rate, per round)",
-         "%s: %s" % (verdict(speed, lambda x: x >= 10), fmt(speed, "%.1fx"))),
-        ("iocost debt < 1 s in C", "%s: %s s" % (verdict(debt, lambda x: x < 1),
-                                                 fmt(debt, "%.2f"))),
+         judge(speed, lambda x: x >= 10, "%.1fx")),
+        ("iocost debt < 1 s in C", judge(debt, lambda x: x < 1, "%.2f", " s")),
         ("PSI full -90% vs B (share of the interval, per round)",
-         "%s: %s" % (verdict(psi, lambda x: x <= -0.9), fmt([100 * x for x in psi], "%+.1f%%"))),
+         judge([100 * x for x in psi], lambda x: x <= -90, "%+.1f%%")),
         ("pages per write bio >= 8 in C (per device request in brackets)",
-         "%s: %s%s" % (verdict(ppw, lambda x: x is not None and x >= 8), fmt(ppw, "%.2f"),
-                       " (%s)" % fmt(ppr, "%.2f") if ppr else "")),
+         judge(ppw, lambda x: x is not None and x >= 8, "%.2f",
+               " (%s)" % ", ".join("%.2f" % x for x in ppr) if ppr else "")),
     ]
 
 
 def headline(res):
     runs = load_runs(res)
     fmts = {label: f for label, _, f in metric_rows()}
-    arms = [a for a in ARMS if any(r["arm"] == a for r in runs)]
+    arms = arms_of(runs, res)
+    pairs = [("C", b) for b in arms if b == "B" or b not in ARMS] if "C" in arms else []
     out = []
     for wl in WORKLOADS:
         scens = [s for s in SCENARIOS
@@ -1247,13 +1270,15 @@ def headline(res):
             out.append("| %s | %s |" % (label, " | ".join(cells)))
         if missing:
             out += ["", "Not recorded in these runs: %s." % "; ".join(missing)]
-        out += ["", "%s, C/B paired within a round (one figure per round):\n" % wl,
-                "| scenario | " + " | ".join(m for m, _ in RATIO_METRICS[wl]) + " |",
-                "|---" * (len(RATIO_METRICS[wl]) + 1) + "|"]
-        for s in scens:
-            out.append("| %s | %s |" % (s, " | ".join(
-                ", ".join("%.2f" % x for x in paired(runs, wl, s, get)) or "-"
-                for _, get in RATIO_METRICS[wl])))
+        for arm, base in pairs:
+            out += ["", "%s, %s/%s paired within a round (one figure per round; \"noise\""
+                    " where the rounds disagree on the side of 1):\n" % (wl, arm, base),
+                    "| scenario | " + " | ".join(m for m, _ in RATIO_METRICS[wl]) + " |",
+                    "|---" * (len(RATIO_METRICS[wl]) + 1) + "|"]
+            for s in scens:
+                out.append("| %s | %s |" % (s, " | ".join(
+                    ratios_cell(paired(runs, wl, s, get, arm, base))
+                    for _, get in RATIO_METRICS[wl])))
         out.append("")
     for wl in AIM_WORKLOADS:
         if not any(r["wl"] == wl for r in runs):
