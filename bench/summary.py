@@ -1201,17 +1201,22 @@ def paired(runs, wl, scen, get, arm="C", base="B"):
     return out
 
 
+# ratios within this of 1 are level, whatever their side
+LEVEL = 0.02
+
+
 def ratios_cell(vals):
     """Per-round ratios, then whether they leave the noise: a difference is
-    called real only when every round's ratio lies on the same side of 1."""
+    called real only when every round's ratio lies on the same side of 1,
+    more than LEVEL away from it."""
     if not vals:
         return "-"
     text = ", ".join("%.2f" % x for x in vals)
     if len(vals) < 2:
         return text
-    if min(vals) > 1:
+    if min(vals) > 1 + LEVEL:
         return text + " (all > 1)"
-    if max(vals) < 1:
+    if max(vals) < 1 - LEVEL:
         return text + " (all < 1)"
     return text + " (noise)"
 
@@ -1287,7 +1292,8 @@ def headline(res):
             out += ["", "Not recorded in these runs: %s." % "; ".join(missing)]
         for arm, base in pairs:
             out += ["", "%s, %s/%s paired within a round (one figure per round; \"noise\""
-                    " where the rounds disagree on the side of 1):\n" % (wl, arm, base),
+                    " where the rounds disagree on the side of 1 or are within %d%% of it):\n"
+                    % (wl, arm, base, round(100 * LEVEL)),
                     "| scenario | " + " | ".join(m for m, _ in RATIO_METRICS[wl]) + " |",
                     "|---" * (len(RATIO_METRICS[wl]) + 1) + "|"]
             for s in scens:
