@@ -827,7 +827,7 @@ def gnuplot(script):
 
 
 # One colour per arm in every figure (colour-blind safe, Dark2); the
-# rows take the rest of the palette in their order.
+# rows take the colours the arms present leave free, in their order.
 ARM_COLOURS = {"A": "#7570b3", "B": "#d95f02", "C": "#1b9e77"}
 ROW_COLOURS = ["#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02",
                "#a6761d", "#666666", "#1f78b4"]
@@ -845,8 +845,10 @@ def arms_of(runs, res):
               read(os.path.join(res, "meta.txt")).splitlines() if line.startswith("row ")]
     have = {r["arm"] for r in runs}
     rows = [a for a in listed if a in have] + sorted(have - set(ARMS) - set(listed))
+    taken = {ARM_COLOURS[a] for a in ARMS if a in have}
+    free = [c for c in ROW_COLOURS if c not in taken]
     for i, a in enumerate(rows):
-        ARM_COLOURS.setdefault(a, ROW_COLOURS[i % len(ROW_COLOURS)])
+        ARM_COLOURS.setdefault(a, free[i % len(free)])
     return [a for a in ARMS if a in have] + rows
 
 
