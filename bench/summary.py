@@ -517,7 +517,7 @@ def progress_line(rundir):
              outcome(r)]
     if w.get("workload") == "compile":
         parts.append("build %.1fs (%d files, %d jobs)" % (w["build_s"], w["files"], w["jobs"]))
-    elif w.get("workload") == "oltp" and "populate_s" in w:
+    elif w.get("workload") == "oltp":
         parts.append("populate %.1fs (%d/%d tables)" % (w["populate_s"], w["populated_tables"],
                                                       w["tables"]))
         if w.get("ops") and w.get("p999_us") is not None:

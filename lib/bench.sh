@@ -584,18 +584,19 @@ kernel_digest() {
 # applied on another machine). FILE.digest keeps that digest, so the
 # commit itself need not be in this tree.
 same_kernel() {
-	local res=$1 arm=$2 file=$1/$3 have
+	local res=$1 arm=$2 file=$1/$3 want have
 	have=$(arm_commit "$arm")
 	[ -s "$file" ] || echo "$have" >"$file"
+	want=$(cat "$file")
 	if [ ! -s "$file.digest" ]; then
-		git -C "$TREE" cat-file -e "$(cat "$file")^{commit}" 2>/dev/null ||
-			die "$res has arm $arm at $(cat "$file"), which this tree lacks, and no $file.digest: use a new results directory"
-		kernel_digest "$(cat "$file")" >"$file.digest"
+		git -C "$TREE" cat-file -e "$want^{commit}" 2>/dev/null ||
+			die "$res has arm $arm at $want, which this tree lacks, and no $file.digest: use a new results directory"
+		kernel_digest "$want" >"$file.digest"
 	fi
 	[ "$(kernel_digest "$have")" = "$(cat "$file.digest")" ] ||
-		die "$res has arm $arm at $(cat "$file"), it is now at $have, a different kernel: use a new results directory"
-	[ "$(cat "$file")" = "$have" ] ||
-		log "arm $arm at $have: the kernel of $(cat "$file") (selftests or Documentation aside)"
+		die "$res has arm $arm at $want, it is now at $have, a different kernel: use a new results directory"
+	[ "$want" = "$have" ] ||
+		log "arm $arm at $have: the kernel of $want (selftests or Documentation aside)"
 }
 
 # same_series RES: arm C and every row arm of this invocation run the
