@@ -26,7 +26,8 @@
 #                  writes in place throttled, kswapd and kthreads included
 #                  (zswap_wb_fallback_mode() returns ZSWAP_FB_THROTTLED)
 #   age-only       the brief's rule: fall back only once the pending claim
-#                  is older than 500 ms (no busy count)
+#                  is older than 500 ms (no busy count); the edit of
+#                  mutation fallback_on_age_only in lib/mutants.txt
 #   age-plug       age-only and plug together: the kernel of the issue's
 #                  report ("age-only rule plus per-chunk batching and a plug")
 #   fallback-never never fall back from deferral (no safety net)
@@ -63,7 +64,6 @@ ALL_ROWS="$DEFAULT_ROWS age-plug fallback-never fallback-busy worker-memalloc v1
 V1_REV=1658d48
 STRUGGLING='	return busy > ZSWAP_WB_BUSY_MAX ||
 	       time_after(now, claimed_at + ZSWAP_WB_LAG);'
-AGE_ONLY='	return time_after(now, claimed_at + msecs_to_jiffies(500));'
 MODE_RULE='	if (r->kswapd)
 		return ZSWAP_FB_UNTHROTTLED;
 	if (r->kthread)
@@ -189,17 +189,32 @@ identity_of() {
 		GIT_COMMITTER_EMAIL=$GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE=$GIT_COMMITTER_DATE "$@"
 }
 
+# mutation_text NAME KEY: the 'from' or 'to' text of mutation NAME in
+# lib/mutants.txt, "\n" and "\t" decoded: a row that is also a mutation
+# (age-only is fallback_on_age_only) is written once, there.
+mutation_text() {
+	local text
+	text=$(awk -v name="$1" -v key="$2: " '
+		/^name: / { here = ($0 == "name: " name) }
+		here && index($0, key) == 1 { print substr($0, length(key) + 1); found = 1 }
+		END { exit !found }' "$ROOT/lib/mutants.txt") ||
+		die "lib/mutants.txt has no '$2' for mutation $1"
+	printf '%b' "$text"
+}
+
 row_commit() {
 	local blk="$INCLUDE
-#include <linux/blkdev.h>"
+#include <linux/blkdev.h>" age_from age_to
+	age_from=$(mutation_text fallback_on_age_only from)
+	age_to=$(mutation_text fallback_on_age_only to)
 	case $1 in
 	tip) git -C "$TREE" rev-parse --verify "$SERIES_BRANCH^{commit}" ;;
 	no-batch) series_commit "mm: zswap: scan each entry at most once per shrink call" ;;
 	plug) variant "$1" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
 	no-rotation) variant "$1" "$BATCH" "$UNROTATED" ;;
 	fallback-v1) variant "$1" "$MODE_RULE" "	return ZSWAP_FB_THROTTLED;" ;;
-	age-only) variant "$1" "$STRUGGLING" "$AGE_ONLY" ;;
-	age-plug) variant "$1" "$STRUGGLING" "$AGE_ONLY" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
+	age-only) variant "$1" "$age_from" "$age_to" ;;
+	age-plug) variant "$1" "$age_from" "$age_to" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
 	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
 	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;
 	worker-memalloc) variant "$1" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
