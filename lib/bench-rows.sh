@@ -56,6 +56,7 @@
 # `bench/summary.py rows DIR` for the row tables of docs/results.md.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+. "$ROOT/lib/edits.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
 ALL_ROWS="$DEFAULT_ROWS age-plug fallback-never fallback-busy worker-memalloc v1"
@@ -124,14 +125,8 @@ variant() {
 	shift
 	idx=$(mktemp)
 	git -C "$TREE" show "$SERIES_BRANCH:mm/zswap.c" |
-		/usr/bin/python3 -c '
-import sys
-s, pairs = sys.stdin.read(), sys.argv[2:]
-for old, new in zip(pairs[::2], pairs[1::2]):
-    if s.count(old) != 1:
-        sys.exit("bench-rows: row %s: mm/zswap.c at the tip is not as expected:\n%s" % (sys.argv[1], old))
-    s = s.replace(old, new)
-sys.stdout.write(s)' "$row" "$@" >"$idx.c" || { rm -f "$idx" "$idx.c"; exit 1; }
+		edit_once "bench row $row: mm/zswap.c at the tip" "$@" >"$idx.c" ||
+		{ rm -f "$idx" "$idx.c"; exit 1; }
 	blob=$(git -C "$TREE" hash-object -w "$idx.c")
 	rm -f "$idx.c"
 	GIT_INDEX_FILE=$idx git -C "$TREE" read-tree "$SERIES_BRANCH"
@@ -189,24 +184,15 @@ identity_of() {
 		GIT_COMMITTER_EMAIL=$GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE=$GIT_COMMITTER_DATE "$@"
 }
 
-# mutation_text NAME KEY: the 'from' or 'to' text of mutation NAME in
-# lib/mutants.txt, "\n" and "\t" decoded: a row that is also a mutation
-# (age-only is fallback_on_age_only) is written once, there.
-mutation_text() {
-	local text
-	text=$(awk -v name="$1" -v key="$2: " '
-		/^name: / { here = ($0 == "name: " name) }
-		here && index($0, key) == 1 { print substr($0, length(key) + 1); found = 1 }
-		END { exit !found }' "$ROOT/lib/mutants.txt") ||
-		die "lib/mutants.txt has no '$2' for mutation $1"
-	printf '%b' "$text"
-}
-
+# row_commit ROW: prints the commit of ROW, made if need be. The age-only
+# rows take their edit from mutation fallback_on_age_only, so that it is
+# written once, in lib/mutants.txt.
 row_commit() {
 	local blk="$INCLUDE
-#include <linux/blkdev.h>" age_from age_to
-	age_from=$(mutation_text fallback_on_age_only from)
-	age_to=$(mutation_text fallback_on_age_only to)
+#include <linux/blkdev.h>" age age_from age_to
+	age=$(mutation_records "$MUTATIONS" fallback_on_age_only | cut -d $'\037' -f 4,5)
+	[ -n "$age" ] || die "lib/mutants.txt has no mutation fallback_on_age_only"
+	age_from=${age%%$'\037'*} age_to=${age#*$'\037'}
 	case $1 in
 	tip) git -C "$TREE" rev-parse --verify "$SERIES_BRANCH^{commit}" ;;
 	no-batch) series_commit "mm: zswap: scan each entry at most once per shrink call" ;;

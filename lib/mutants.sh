@@ -24,8 +24,9 @@
 # "KILLED SURVIVED".
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+. "$ROOT/lib/edits.sh"
 
-list=$ROOT/lib/mutants.txt stock_list=$ROOT/lib/stock-must-fail
+list=$MUTATIONS stock_list=$ROOT/lib/stock-must-fail
 only="" result="" kinds="kunit vm stock"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -68,15 +69,8 @@ scratch_tree() {
 
 # mutate FROM TO FILE: replace the one occurrence of FROM in FILE by TO.
 mutate() {
-	python3 - "$@" <<'PY'
-import sys
-frm, to, path = (a.replace("\\n", "\n").replace("\\t", "\t") for a in sys.argv[1:4])
-s = open(path).read()
-n = s.count(frm)
-if n != 1:
-    sys.exit(f"mutation text occurs {n} times in {path} (must be once)")
-open(path, "w").write(s.replace(frm, to))
-PY
+	edit_once "$3" "$1" "$2" <"$3" >"$3.mutated" || { rm -f "$3.mutated"; return 1; }
+	mv "$3.mutated" "$3"
 }
 
 # run_kunit JSON: build and run the suites in $SRC; 0 when all pass.
@@ -109,33 +103,6 @@ def walk(g):
     return bad
 walk(root)
 PY
-}
-
-# records: the mutation list, one a line, fields separated by US (\037:
-# not whitespace, so that an empty 'to' stays a field of its own):
-# name, patch, file, from, to, killer, vm, vm_killer (empty when absent).
-records() {
-	awk -v only=",$only," '
-		function flush() {
-			if (name != "" && (only == ",," || index(only, "," name ",")))
-				printf "%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\n", name, patch, file, from, to, killer, vm, vm_killer
-			name = patch = file = from = to = killer = vm = vm_killer = ""
-		}
-		/^#/ { next }
-		/^[[:space:]]*$/ { flush(); next }
-		{
-			key = $0; sub(/:.*/, "", key)
-			val = $0; sub(/^[^:]*: ?/, "", val)
-			if (key == "name") name = val
-			else if (key == "patch") patch = val
-			else if (key == "file") file = val
-			else if (key == "from") from = val
-			else if (key == "to") to = val
-			else if (key == "killer") killer = val
-			else if (key == "vm") vm = val
-			else if (key == "vm_killer") vm_killer = val
-		}
-		END { flush() }' "$list"
 }
 
 # run_vm TESTS FAILED: the selftests TESTS (run_kselftest.sh selection)
@@ -243,7 +210,7 @@ main() {
 			picked=$((picked + 1))
 			mutation "$name" "$patch" "$file" "$from" "$to" "$vm_killer" "$vm"
 		fi
-	done < <(records)
+	done < <(mutation_records "$list" "$only")
 	if want stock && [ -z "$only" ]; then
 		stock_check
 		picked=$((picked + 1))
