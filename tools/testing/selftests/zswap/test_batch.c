@@ -317,26 +317,29 @@ static int swap_disk_writes(char *path, size_t len, long long *ios,
 }
 
 /*
- * Waits until no page is under writeback; 0, or -1 with the count left in
- * @left after WB_TIMEOUT_MS or when it cannot be read. nr_writeback in
- * /proc/vmstat leaves out what each CPU has not folded into it yet, up to
- * the vmstat threshold per CPU (16 pages in a 1G guest of 2 CPUs): one
- * bio of a walk can be in flight while it reads 0. Writing
- * /proc/sys/vm/stat_refresh folds every CPU's part first.
+ * Waits until no page is under writeback; 0, or -1 with the reason in
+ * @why. nr_writeback in /proc/vmstat leaves out what each CPU has not
+ * folded into it yet, up to the vmstat threshold per CPU (16 pages in a
+ * 1G guest of 2 CPUs): a walk's bio can be in flight while it reads 0.
+ * Writing /proc/sys/vm/stat_refresh folds every CPU's part first.
  */
-static int wait_writeback_done(long long *left)
+static int wait_writeback_done(char *why, size_t len)
 {
 	uint64_t end = zs_now_ms() + WB_TIMEOUT_MS;
+	long long n;
 
-	*left = -1;
 	do {
 		if (zs_write_file("/proc/sys/vm/stat_refresh", "1") ||
-		    zs_vmstat("nr_writeback", left))
+		    zs_vmstat("nr_writeback", &n)) {
+			snprintf(why, len, "cannot refresh and read nr_writeback");
 			return -1;
-		if (*left == 0)
+		}
+		if (n == 0)
 			return 0;
 		zs_sleep_ms(50);
 	} while (zs_now_ms() < end);
+	snprintf(why, len, "%lld pages still under writeback after %d ms",
+		 n, WB_TIMEOUT_MS);
 	return -1;
 }
 
@@ -344,7 +347,7 @@ static int test_pages_per_write_bio(char *why, size_t len)
 {
 	static const char name[] = "pages_per_write_bio";
 	long long out0, bios0, ios0 = 0, sec0 = 0, wb0;
-	long long out1, bios1, ios1 = 0, sec1 = 0, wb1, left;
+	long long out1, bios1, ios1 = 0, sec1 = 0, wb1;
 	double per_bio, per_req = -1;
 	int res = KSFT_FAIL, i;
 	char stat_path[PATH_MAX];
@@ -367,8 +370,8 @@ static int test_pages_per_write_bio(char *why, size_t len)
 			break;
 		zs_sleep_ms(100);
 	}
-	if (wait_writeback_done(&left))
-		ksft_print_msg("%s: %lld pages still under writeback\n", name, left);
+	if (wait_writeback_done(why, len))
+		ksft_print_msg("%s: %s\n", name, why);
 	zs_vmstat("pswpout", &out1);
 	zs_vmstat("nrswpout", &bios1);
 	if (disk)
@@ -410,6 +413,16 @@ out:
 	return res;
 }
 
+/* Lets @pid (0: the caller) run on @cpu only; 0 or -1 with errno. */
+static int run_on_cpu(pid_t pid, int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(pid, sizeof(one), &one);
+}
+
 /*
  * Drains the per-CPU LRU caches of every CPU we may run on: MADV_COLD
  * starts with lru_add_drain(), which also flushes the batch of pending
@@ -421,7 +434,7 @@ out:
  */
 static int drain_lru_caches(void)
 {
-	cpu_set_t all, one;
+	cpu_set_t all;
 	int cpu, ret = 0;
 	void *page;
 
@@ -434,41 +447,13 @@ static int drain_lru_caches(void)
 	for (cpu = 0; cpu < CPU_SETSIZE && !ret; cpu++) {
 		if (!CPU_ISSET(cpu, &all))
 			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		ret = sched_setaffinity(0, sizeof(one), &one) ||
+		ret = run_on_cpu(0, cpu) ||
 		      madvise(page, env.page_size, MADV_COLD);
 	}
 	if (sched_setaffinity(0, sizeof(all), &all))
 		ret = -1;
 	munmap(page, env.page_size);
 	return ret;
-}
-
-/*
- * Keeps @pid on one CPU of ours. Slots come from a per-CPU swap cluster:
- * a task that moves between its one-page stores gets slots from two
- * clusters, and the writeback walk then submits a bio at each slot gap,
- * before its LRU drain; those writes may end while their folios are
- * still off the LRU, and miss the rotation (zswap_walk_batch()
- * documents it). Returns 0 or -1 with errno.
- */
-static int pin_to_one_cpu(pid_t pid)
-{
-	cpu_set_t all, one;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(all), &all))
-		return -1;
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &all))
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		return sched_setaffinity(pid, sizeof(one), &one);
-	}
-	errno = ESRCH;
-	return -1;
 }
 
 /* Pages out @nr more pages of W, one 'P' each; 0 or -1 with @why. */
@@ -483,14 +468,20 @@ static int page_out_next(struct cs *k, int nr, char *why, size_t len)
 static int test_rotation(char *why, size_t len)
 {
 	long long out0, out1, wb0, wb1, swap0, swap1, n, before, after;
-	long long bios0 = 0, bios1 = 0, wb_left;
+	long long bios0 = 0, bios1 = 0;
 	int res = KSFT_FAIL, pushes;
 	char amount[32];
 	struct cs k;
 
 	if (case_start(&k, "zswap_batch_rot", why, len))
 		goto out;
-	if (pin_to_one_cpu(k.pid)) {
+	/*
+	 * Slots come from a per-CPU swap cluster: a child that moved between
+	 * its one-page stores would get slots from two clusters, and the walk
+	 * submits a bio at each slot gap, before its LRU drain (see
+	 * zswap_walk_batch()). Ours is a CPU we may run on.
+	 */
+	if (run_on_cpu(k.pid, sched_getcpu())) {
 		snprintf(why, len, "cannot pin the child to one CPU: %s", strerror(errno));
 		goto out;
 	}
@@ -529,14 +520,8 @@ static int test_rotation(char *why, size_t len)
 	if (pushes < 0)
 		goto out;
 	/* A folio whose write is still in flight is kept by reclaim. */
-	if (wait_writeback_done(&wb_left)) {
-		if (wb_left < 0)
-			snprintf(why, len, "cannot refresh and read nr_writeback");
-		else
-			snprintf(why, len, "%lld pages still under writeback after %d ms",
-				 wb_left, WB_TIMEOUT_MS);
+	if (wait_writeback_done(why, len))
 		goto out;
-	}
 	if (drain_lru_caches()) {
 		snprintf(why, len, "cannot drain the LRU caches: %s", strerror(errno));
 		goto out;
@@ -560,8 +545,6 @@ static int test_rotation(char *why, size_t len)
 	}
 	snprintf(amount, sizeof(amount), "%lld", before * env.page_size);
 	cg_write(k.cg, "memory.reclaim", amount);
-	/* Settles the swap figure printed below; the verdict does not need it. */
-	wait_writeback_done(&wb_left);
 	zs_cg_ll(k.cg, "memory.swap.current", &swap1);
 	/* Only those: the shrinker may write more back meanwhile. */
 	if (ask(&k, 'N', 'n', PHASE_TIMEOUT_MS, why, len))
