@@ -15,17 +15,22 @@
 #                        RESULTS=DIR redoes its tables; make bench-rows runs
 #                        the design-choice kernels as the arms of one run
 #                        (ROWS=..., ROUNDS=N, RESULTS=DIR to resume)
+#   make bench-oom       the OOM matrix: cells (device x sibling x memory)
+#                        x arms (stock, fallback-never, candidate rules);
+#                        SCREEN=1 one round of stock and fallback-never,
+#                        FOLLOW=1 the cells a screen flagged; CELLS=,
+#                        ARMS=, ROUNDS=, RESULTS=DIR (resume)
 
 ARCH ?= um
 SHELL := /bin/bash
 LIB := $(CURDIR)/lib
 
-.PHONY: all deps tree kunit selftests bench bench-summary bench-rows export check-export checkpatch bisect check clean help matrix mutants sparse kerneldoc b4
+.PHONY: all deps tree kunit selftests bench bench-summary bench-rows bench-oom export check-export checkpatch bisect check clean help matrix mutants sparse kerneldoc b4
 
 all: kunit
 
 help:
-	@sed -n '3,17p' Makefile
+	@sed -n '3,22p' Makefile
 
 deps:
 	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
@@ -49,6 +54,10 @@ bench-summary:
 
 bench-rows: $(if $(wildcard build/linux/.git),,tree)
 	@$(LIB)/bench-rows.sh $(if $(ROUNDS),--rounds '$(ROUNDS)') $(if $(RESULTS),--results '$(RESULTS)') $(ROWS)
+
+# The OOM matrix (lib/bench-oom.sh): SCREEN=1 or FOLLOW=1 picks a mode.
+bench-oom: $(if $(wildcard build/linux/.git),,tree)
+	@$(LIB)/bench-oom.sh $(if $(SCREEN),--screen) $(if $(FOLLOW),--follow-up) $(if $(CELLS),--cells '$(CELLS)') $(if $(ARMS),--arms '$(ARMS)') $(if $(ROUNDS),--rounds '$(ROUNDS)') $(if $(RESULTS),--results '$(RESULTS)')
 
 # The build matrix (lib/matrix.sh): a snapshot of branch `series`, or
 # COMMIT=REV, against pristine 7.3.4 in each configuration (MATRIX_ROWS=

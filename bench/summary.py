@@ -11,6 +11,12 @@
   summary.py headline RESULTS  the short tables of docs/results.md: a few
                                metrics per workload, C/B per round, and
                                the issue's aims, met or not
+  summary.py oom DIR           the OOM matrix of lib/bench-oom.sh (DIR/CELL
+                               are lib/bench.sh results directories): per
+                               cell and arm, OOM kills / runs and figures
+  summary.py oom-pick DIR      the cells of DIR a follow-up should run (an
+                               arm OOM-killed, near memory.max, or an
+                               outcome unlike stock's), one a line
   summary.py image BZIMAGE VMLINUX
                                the release, version string and build ID
                                of a built kernel (lib/bench.sh keeps them
@@ -29,7 +35,7 @@ import sys
 
 ARMS = ["A", "B", "C"]
 WORKLOADS = ["cache", "compile", "oltp"]
-SCENARIOS = ["open", "mild", "heavy"]
+SCENARIOS = ["none", "open", "mild", "heavy"]
 WORKLOAD_TASKS = ("cachebench", "cc1", "gcc", "as", "mariadbd", "sysbench")
 # A workload's exit statuses that still give figures (cachebench 2: data
 # corruption, flagged apart; compile.sh 3: timed out, a lower bound).
@@ -362,6 +368,66 @@ def fio_sibling(path):
         return {}
 
 
+def last_json(path):
+    """The last line of a workload's output as JSON, or {}."""
+    text = read(path).strip()
+    try:
+        return json.loads(text.splitlines()[-1]) if text else {}
+    except (json.JSONDecodeError, IndexError):
+        return {}
+
+
+def merged_workload(rundir):
+    """The cache workload's result: workload.json, or, when it ran in
+    several memcgs (lib/bench-guest.sh: workload-N.json, one per memcg),
+    the instances' results merged: values, operations and rates summed,
+    the slowest populate, the worst percentiles (an upper bound of the
+    merged one), deadline misses over all operations; populate_done only
+    when every instance reported it. An instance killed before it
+    reported has no JSON (instances_reported counts those that did)."""
+    paths = glob.glob(os.path.join(rundir, "workload-*.json"))
+    if not paths:
+        return last_json(os.path.join(rundir, "workload.json"))
+    paths.sort(key=lambda p: int(re.search(r"-(\d+)\.json$", p).group(1)))
+    parts = [last_json(p) for p in paths]
+    done = [w for w in parts if w]
+    m = {"instances": len(parts), "instances_reported": len(done),
+         "instance_rcs": [int(read(p[:-5] + ".rc", "-1").strip() or -1) for p in paths]}
+    if not done:
+        return m
+    for k in ("size_mb", "threads", "populated", "populate_rate", "ops", "ops_per_s",
+              "misses", "corrupt"):
+        m[k] = sum(w.get(k, 0) for w in done)
+    for k in ("populate_s", "duration_s", "p99_us", "p999_us", "max_us"):
+        vals = [w[k] for w in done if k in w]
+        if vals:
+            m[k] = max(vals)
+    m["populate_done"] = len(done) == len(parts) and all(w.get("populate_done") for w in done)
+    m["miss_pct"] = 100.0 * m["misses"] / m["ops"] if m["ops"] else 0.0
+    m["deadline_ms"] = done[0].get("deadline_ms")
+    return m
+
+
+# The kernel's OOM kill lines: a memcg's limit, or the whole system.
+OOM_LOG = {"memcg": re.compile(r"Memory cgroup out of memory: Killed process"),
+           "global": re.compile(r"(?<!cgroup )[Oo]ut of memory: Killed process")}
+
+
+def oom_log(rundir):
+    """OOM kills in the guest's kernel log (dmesg.txt, or the console
+    when the guest did not get that far): {"memcg": n, "global": n}."""
+    text = read(os.path.join(rundir, "dmesg.txt")) or read(os.path.join(rundir, "console.log"))
+    return {k: len(rx.findall(text)) for k, rx in OOM_LOG.items()}
+
+
+def size_bytes(text):
+    """A cgroup size ("96M", "1G", bytes) in bytes, or None ("max")."""
+    m = re.match(r"^(\d+)([KMG]?)$", text or "")
+    if not m:
+        return None
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+
+
 def parse(rundir):
     p = params(rundir)
     arm, scen = p.get("BENCH_ARM", "?"), p.get("BENCH_SCENARIO", "?")
@@ -375,11 +441,7 @@ def parse(rundir):
     r["guest_done"] = os.path.exists(os.path.join(rundir, "guest-done"))
     r["guest_error"] = read(os.path.join(rundir, "guest-error")).strip()
 
-    wl = read(os.path.join(rundir, "workload.json")).strip()
-    try:
-        r["workload"] = json.loads(wl.splitlines()[-1]) if wl else {}
-    except (json.JSONDecodeError, IndexError):
-        r["workload"] = {}
+    r["workload"] = merged_workload(rundir)
     rc = read(os.path.join(rundir, "workload.rc")).strip()
     r["workload_rc"] = int(rc) if rc else None
 
@@ -389,8 +451,9 @@ def parse(rundir):
     dev = (read(os.path.join(rundir, "iocost.txt")).split() or [None])[0]
     if have:
         r["vmstat"] = delta(keyvals(b("vmstat")), keyvals(a("vmstat")), VMSTAT)
-        r["oom_kill"] = delta(keyvals(b("memory.events")),
-                              keyvals(a("memory.events")), ["oom_kill"]).get("oom_kill", 0)
+        r["mem_events"] = delta(keyvals(b("memory.events")), keyvals(a("memory.events")),
+                                ["high", "max", "oom", "oom_kill"])
+        r["oom_kill"] = r["mem_events"].get("oom_kill", 0)
         r["psi_us"] = delta(psi_totals(b("memory.pressure")), psi_totals(a("memory.pressure")))
         r["io"] = delta(io_stat(b("io.stat"), dev), io_stat(a("io.stat"), dev),
                         ["rbytes", "wbytes", "rios", "wios", "cost.usage",
@@ -411,6 +474,12 @@ def parse(rundir):
         r["swap_writers_raw"] = {k: v[0] for k, v in ws.items()}
         s = samples(os.path.join(rundir, "samples.csv"))
         r["pool_max_bytes"] = max((x["pool_bytes"] for x in s), default=0)
+        # the compressed pool charged to the workload's cgroup(s), at its
+        # peak, as a share of the memory.max it counts against
+        limit = size_bytes(p.get("BENCH_MEM_MAX"))
+        charged = max((x.get("zswap_bytes", 0) for x in s), default=0)
+        if limit:
+            r["pool_share_max"] = 100.0 * charged / (limit * int(p.get("BENCH_MEMCGS") or 1))
         r["interval_s"] = s[-1]["t_ms"] / 1000 if s else None
         try:
             r["interval_s"] = float(a("time")) - float(b("time"))
@@ -445,6 +514,7 @@ def parse(rundir):
             zs, _ = zswap_kworker_ticks(read(os.path.join(rundir, "kworkers.csv")))
             r["zswap_kworker_cpu_s"] = zs / hz
 
+    r["oom_log"] = oom_log(rundir)
     # validity
     console = read(os.path.join(rundir, "console.log")) + read(os.path.join(rundir, "dmesg.txt"))
     if r["vm_rc"] == 124:
@@ -1316,12 +1386,189 @@ def headline(res):
     print("\n".join(out))
 
 
+# ---- the OOM matrix (lib/bench-oom.sh) ------------------------------------
+
+# Its arms in table order (lib/bench.sh's arm B is stock there); cells
+# sort by device, sibling and shape in these orders.
+OOM_ARMS = ["stock", "fallback-never", "tip", "age-only", "age-100"]
+OOM_CELL_ORDER = (["normal", "slow", "vslow"], ["none", "open", "heavy"],
+                  ["2x", "4x", "manymemcg"])
+# The compressed pool "came near memory.max" at this peak share (%).
+NEAR_MAX_PCT = 75
+# A run with one of these is no outcome (nothing measured, or another
+# kernel); a guest that hung shows as a VM timeout here.
+NO_RESULT = ("VM timeout", "guest stopped early", "not the kernel built")
+
+
+def oom_arm(a):
+    return "stock" if a == "B" else a
+
+
+def oom_cells(res):
+    """The cells of an OOM matrix directory: its lib/bench.sh results
+    directories, in device, sibling and shape order."""
+    cells = [d for d in os.listdir(res) if os.path.isfile(os.path.join(res, d, "meta.txt"))]
+
+    def key(c):
+        return tuple(o.index(x) if x in o else len(o)
+                     for x, o in zip(c.split("-"), OOM_CELL_ORDER)) + (c,)
+    return sorted(cells, key=key)
+
+
+def oom_outcome(r):
+    """no result, OOM, finished, populate timed out or failed (exit N)."""
+    if "oom" not in r or any(w.startswith(NO_RESULT) for w in r["invalid"]):
+        return "no result"
+    if r["oom"]:
+        return "OOM"
+    w = r.get("workload", {})
+    if r.get("workload_rc") == 0 and w.get("populate_done"):
+        return "finished"
+    if r.get("workload_rc") == 0:
+        return "populate timed out"
+    return "failed (exit %s)" % r.get("workload_rc")
+
+
+def oom_load(res):
+    """{cell: {arm: [runs]}} of an OOM matrix directory, arms renamed."""
+    out = {}
+    for c in oom_cells(res):
+        for r in load_runs(os.path.join(res, c)):
+            out.setdefault(c, {}).setdefault(oom_arm(r["arm"]), []).append(r)
+    return out
+
+
+def oom_arms(data):
+    have = {a for arms in data.values() for a in arms}
+    return [a for a in OOM_ARMS if a in have] + sorted(have - set(OOM_ARMS))
+
+
+def oom_survival(r):
+    """A run's outcome with a finished workload and a bounded populate
+    taken as one ("survived"): the deferring arms populate several times
+    faster than stock, so that difference alone picks every cell."""
+    o = oom_outcome(r)
+    return "survived" if o in ("finished", "populate timed out") else o
+
+
+def oom_flags(arms):
+    """Why a cell needs the follow-up (every arm, 3 rounds): an arm was
+    OOM-killed, its compressed pool came near memory.max, or its outcomes
+    (oom_survival()) differ from stock's: e.g. a workload that failed or
+    a guest that hung where stock survived."""
+    why = []
+    for a, runs in arms.items():
+        if any(oom_outcome(r) == "OOM" for r in runs):
+            why.append("%s OOM-killed" % a)
+        if any((r.get("pool_share_max") or 0) >= NEAR_MAX_PCT for r in runs):
+            why.append("%s pool >= %d%% of memory.max" % (a, NEAR_MAX_PCT))
+    base = {oom_survival(r) for r in arms.get("stock", [])}
+    for a, runs in arms.items():
+        outs = {oom_survival(r) for r in runs}
+        if a != "stock" and base and outs != base:
+            why.append("%s %s vs stock %s" % (a, "/".join(sorted(outs)), "/".join(sorted(base))))
+    return why
+
+
+def oom_settings(r):
+    """A cell's settings as its first run recorded them (params.env)."""
+    p = r["params"]
+    model = dict(f.split("=", 1) for f in p.get("BENCH_IOCOST_MODEL", "").split() if "=" in f)
+    wss = re.search(r"--size-mb (\d+)", p.get("BENCH_WORKLOAD_CMD", ""))
+    depth, rate = int(p.get("BENCH_SIBLING_DEPTH") or 0), int(p.get("BENCH_SIBLING_RATE") or 0)
+    sib = "none" if not depth else "%d IOPS, depth %d" % (rate, depth) if rate else \
+        "closed loop, depth %d" % depth
+    return ["%s IOPS, %.1f MiB/s" % (model.get("rrandiops", "?"),
+                                     int(model.get("rbps", 0)) / (1 << 20)),
+            sib, p.get("BENCH_MEM_MAX", "?"), "%sM" % wss.group(1) if wss else "?",
+            p.get("BENCH_MEMCGS") or "1", p.get("BENCH_ZSWAP_MAX_POOL_PERCENT", "?")]
+
+
+OOM_METRICS = [
+    ("populate (s)", lambda r: r["workload"]["populate_s"], "%.1f"),
+    ("ops/s", lambda r: r["workload"]["ops_per_s"] if r["workload"].get("ops") else None, "%.0f"),
+    ("p99.9 (ms)", lambda r: r["workload"]["p999_us"] / 1000, "%.1f"),
+    ("PSI full, cgroup (% of interval)", lambda r: r["psi_share"]["cgroup interval"], "%.0f"),
+    ("pool peak (% of memory.max)", lambda r: r["pool_share_max"], "%.0f"),
+    ("memory.max events", lambda r: r["mem_events"]["max"], "%.0f"),
+    ("sibling IOPS (fio)", lambda r: r["sibling_fio"]["iops"], "%.0f"),
+    ("sibling p99 (ms, fio)", lambda r: r["sibling_fio"]["p99_ms"], "%.1f"),
+]
+
+
+def oom(res):
+    data = oom_load(res)
+    if not data:
+        sys.exit("summary.py oom: no cell under %s" % res)
+    arms = oom_arms(data)
+    out = ["OOM matrix: OOM-killed runs / runs with an outcome per cell and arm"
+           " (\"+N none\": runs without an outcome, e.g. a guest that did not finish)\n",
+           "| cell | " + " | ".join(arms) + " | follow-up because |",
+           "|---" * (len(arms) + 2) + "|"]
+    for c, by in data.items():
+        cells = []
+        for a in arms:
+            outs = [oom_outcome(r) for r in by.get(a, [])]
+            got = [o for o in outs if o != "no result"]
+            if not outs:
+                cells.append("-")
+                continue
+            none = len(outs) - len(got)
+            cells.append("%d/%d%s" % (outs.count("OOM"), len(got),
+                                      " (+%d none)" % none if none else ""))
+        out.append("| %s | %s | %s |" % (c, " | ".join(cells), "; ".join(oom_flags(by)) or "-"))
+    out += ["", "Per cell and arm: median [min-max] over the runs with an outcome (workload"
+            " figures from the runs whose workload reported; a killed instance of the"
+            " many-memcg cell reports nothing)\n",
+            "| cell | arm | rounds | OOM / runs | oom_kill (cgroup) | kernel log kills (memcg,"
+            " global) | outcomes | " + " | ".join(m for m, _, _ in OOM_METRICS)
+            + " | host load max |",
+            "|---" * (len(OOM_METRICS) + 8) + "|"]
+    for c, by in data.items():
+        for a in arms:
+            runs = sorted(by.get(a, []), key=lambda r: r["round"])
+            if not runs:
+                continue
+            got = [r for r in runs if oom_outcome(r) != "no result"]
+            outs = {}
+            for r in runs:
+                outs[oom_outcome(r)] = outs.get(oom_outcome(r), 0) + 1
+            log = "%d, %d" % (sum(r["oom_log"]["memcg"] for r in runs if "oom_log" in r),
+                              sum(r["oom_log"]["global"] for r in runs if "oom_log" in r))
+            figs = [cell(metric(got, get), fmt) for _, get, fmt in OOM_METRICS]
+            load = [r["host_load"]["max"] for r in runs if r.get("host_load")]
+            out.append("| %s | %s | %s | %d/%d | %d | %s | %s | %s | %s |" % (
+                c, a, ",".join(str(r["round"]) for r in runs),
+                sum(oom_outcome(r) == "OOM" for r in got), len(got),
+                sum(r.get("oom_kill", 0) for r in got), log,
+                ", ".join("%s %d" % kv for kv in sorted(outs.items())),
+                " | ".join(figs), "%.1f" % max(load) if load else "-"))
+    out += ["", "Cells (as their runs recorded them)\n",
+            "| cell | swap disk (QEMU throttle = iocost model) | sibling (io.weight 1000 vs 100)"
+            " | memory.max (per memcg) | working set (per memcg) | memcgs"
+            " | zswap max_pool_percent |", "|---" * 7 + "|"]
+    for c, by in data.items():
+        first = min((r for runs in by.values() for r in runs), key=lambda r: r["run"])
+        out.append("| %s | %s |" % (c, " | ".join(oom_settings(first))))
+    out.append("")
+    print("\n".join(out))
+
+
+def oom_pick(res):
+    for c, by in oom_load(res).items():
+        if oom_flags(by):
+            print(c)
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "rows":
         rows(sys.argv[2:])
         return
     if len(sys.argv) == 3 and sys.argv[1] == "headline":
         headline(sys.argv[2])
+        return
+    if len(sys.argv) == 3 and sys.argv[1] in ("oom", "oom-pick"):
+        (oom if sys.argv[1] == "oom" else oom_pick)(sys.argv[2])
         return
     if len(sys.argv) == 4 and sys.argv[1] == "image":
         print("\n".join(image_info(sys.argv[2], sys.argv[3])))

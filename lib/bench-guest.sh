@@ -51,12 +51,25 @@ setup_zswap() {
 	grep -H . $p/* >"$OUT/zswap-params.txt" 2>/dev/null || true
 }
 
+# setup_cgroups: the workload's cgroup under BENCH_MEM_MAX; with
+# BENCH_MEMCGS > 1 it is the parent, uncapped, of that many memcgs
+# (w0, w1, ...) each under BENCH_MEM_MAX (memory.events and
+# memory.pressure of the parent count the whole subtree).
 setup_cgroups() {
+	local i
 	echo "+memory +io" >$CG/cgroup.subtree_control
 	mkdir -p $WORK $SIB
-	echo "$BENCH_MEM_MAX" >$WORK/memory.max
 	echo "default 100" >$WORK/io.weight
 	echo "default $BENCH_SIBLING_WEIGHT" >$SIB/io.weight
+	if [ "${BENCH_MEMCGS:-1}" -le 1 ]; then
+		echo "$BENCH_MEM_MAX" >$WORK/memory.max
+		return
+	fi
+	echo "+memory +io" >$WORK/cgroup.subtree_control
+	for ((i = 0; i < BENCH_MEMCGS; i++)); do
+		mkdir $WORK/w$i
+		echo "$BENCH_MEM_MAX" >$WORK/w$i/memory.max
+	done
 }
 
 # setup_trace: count write bios queued on the swap partition, by the comm
@@ -200,11 +213,14 @@ kworker_sample() {
 
 # start_sibling: fio in the sibling's cgroup until it is killed (a day's
 # runtime); closed loop at BENCH_SIBLING_DEPTH, or open loop at
-# BENCH_SIBLING_RATE IOPS (Poisson arrivals). Its report, JSON with total
-# latency percentiles, is written when it is stopped (SIGTERM).
+# BENCH_SIBLING_RATE IOPS (Poisson arrivals); none at depth 0. Its report,
+# JSON with total latency percentiles, is written when it is stopped
+# (SIGTERM).
 start_sibling() {
 	local engine=psync
 	local -a rate=()
+	SIB_PID=""
+	[ "$BENCH_SIBLING_DEPTH" -gt 0 ] || return 0
 	[ "$BENCH_SIBLING_DEPTH" -gt 1 ] && engine=libaio
 	[ "${BENCH_SIBLING_RATE:-0}" -gt 0 ] &&
 		rate=(--rate_iops="$BENCH_SIBLING_RATE" --rate_process=poisson)
@@ -219,14 +235,35 @@ start_sibling() {
 	SIB_PID=$!
 }
 
+# workload_instance CGROUP SUFFIX: the workload in CGROUP, its output in
+# workload$SUFFIX.json and .err, its timeline in timeline$SUFFIX.csv.
+workload_instance() {
+	echo "$BASHPID" >"$1/cgroup.procs"
+	exec timeout -s KILL "$BENCH_WORKLOAD_TIMEOUT" $BENCH_WORKLOAD_CMD \
+		--timeline "$OUT/timeline$2.csv" >"$OUT/workload$2.json" 2>"$OUT/workload$2.err"
+}
+
+# run_workload: one instance in the workload's cgroup, or one in each of
+# its BENCH_MEMCGS memcgs, all at once (workload-N.*, each with its exit
+# status in workload-N.rc); workload.rc is the first failing status.
 run_workload() {
-	local rc=0
-	say "workload: $BENCH_WORKLOAD_CMD"
-	(
-		echo "$BASHPID" >$WORK/cgroup.procs
-		exec timeout -s KILL "$BENCH_WORKLOAD_TIMEOUT" $BENCH_WORKLOAD_CMD \
-			--timeline "$OUT/timeline.csv"
-	) >"$OUT/workload.json" 2>"$OUT/workload.err" || rc=$?
+	local rc=0 one i n=${BENCH_MEMCGS:-1}
+	local -a pids=()
+	say "workload: $BENCH_WORKLOAD_CMD (in $n memcg(s))"
+	if [ "$n" -le 1 ]; then
+		(workload_instance $WORK "") || rc=$?
+	else
+		for ((i = 0; i < n; i++)); do
+			(workload_instance $WORK/w$i "-$i") &
+			pids+=($!)
+		done
+		for ((i = 0; i < n; i++)); do
+			one=0
+			wait "${pids[$i]}" || one=$?
+			echo "$one" >"$OUT/workload-$i.rc"
+			[ "$rc" -ne 0 ] || rc=$one
+		done
+	fi
 	echo "$rc" >"$OUT/workload.rc"
 	say "workload exited $rc"
 }
@@ -256,13 +293,15 @@ main() {
 	run_workload
 	snap after
 	# the sibling must have run to the end (its fio has a day's runtime)
-	if kill -0 "$SIB_PID" 2>/dev/null; then
+	if [ -z "$SIB_PID" ]; then
+		echo none >"$OUT/sibling-alive"
+	elif kill -0 "$SIB_PID" 2>/dev/null; then
 		echo yes >"$OUT/sibling-alive"
 	else
 		echo no >"$OUT/sibling-alive"
 	fi
-	kill "$SAMPLER_PID" "$SIB_PID" 2>/dev/null || true
-	wait "$SIB_PID" 2>/dev/null || true
+	kill "$SAMPLER_PID" $SIB_PID 2>/dev/null || true
+	[ -z "$SIB_PID" ] || wait "$SIB_PID" 2>/dev/null || true
 	cat $TRIG/hist >"$OUT/swap-writers.hist"
 	dmesg >"$OUT/dmesg.txt"
 	say "done"

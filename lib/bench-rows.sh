@@ -28,6 +28,8 @@
 #   age-only       the brief's rule: fall back only once the pending claim
 #                  is older than 500 ms (no busy count); the edit of
 #                  mutation fallback_on_age_only in lib/mutants.txt
+#   age-100        age-only with 100 ms instead of 500 ms (the same edit,
+#                  its age changed here)
 #   age-plug       age-only and plug together: the kernel of the issue's
 #                  report ("age-only rule plus per-chunk batching and a plug")
 #   fallback-never never fall back from deferral (no safety net)
@@ -59,7 +61,7 @@ set -euo pipefail
 . "$ROOT/lib/edits.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
-ALL_ROWS="$DEFAULT_ROWS age-plug fallback-never fallback-busy worker-memalloc v1"
+ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc v1"
 # The tip before issue 13 (series v2): the last commit of our repository
 # with v1's patches/ (the OLTP standard run's docs, 2026-11-30).
 V1_REV=1658d48
@@ -186,13 +188,14 @@ identity_of() {
 
 # row_commit ROW: prints the commit of ROW, made if need be. The age-only
 # rows take their edit from mutation fallback_on_age_only, so that it is
-# written once, in lib/mutants.txt.
+# written once, in lib/mutants.txt; age-100 changes its age.
 row_commit() {
 	local blk="$INCLUDE
-#include <linux/blkdev.h>" age age_from age_to
+#include <linux/blkdev.h>" age age_from age_to age_100
 	age=$(mutation_records "$MUTATIONS" fallback_on_age_only | cut -d $'\037' -f 4,5)
 	[ -n "$age" ] || die "lib/mutants.txt has no mutation fallback_on_age_only"
 	age_from=${age%%$'\037'*} age_to=${age#*$'\037'}
+	age_100=${age_to/msecs_to_jiffies(500)/msecs_to_jiffies(100)}
 	case $1 in
 	tip) git -C "$TREE" rev-parse --verify "$SERIES_BRANCH^{commit}" ;;
 	no-batch) series_commit "mm: zswap: scan each entry at most once per shrink call" ;;
@@ -200,6 +203,10 @@ row_commit() {
 	no-rotation) variant "$1" "$BATCH" "$UNROTATED" ;;
 	fallback-v1) variant "$1" "$MODE_RULE" "	return ZSWAP_FB_THROTTLED;" ;;
 	age-only) variant "$1" "$age_from" "$age_to" ;;
+	age-100)
+		[ "$age_100" != "$age_to" ] ||
+			die "row age-100: mutation fallback_on_age_only has no msecs_to_jiffies(500)"
+		variant "$1" "$age_from" "$age_100" ;;
 	age-plug) variant "$1" "$age_from" "$age_to" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
 	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
 	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;

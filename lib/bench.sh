@@ -11,14 +11,21 @@
 # WORKLOADS=... does the same as --workloads; SIBLING_WEIGHT, 1-10000,
 # is the sibling's io.weight, default 1000 against the workload's 100;
 # BENCH_BUILD_ONLY=1 builds the arms' kernels and the workload and stops,
-# e.g. niced while the host is busy, so that the runs start at once later.)
+# e.g. niced while the host is busy, so that the runs start at once later;
+# BENCH_PREBUILT=1 builds nothing and refuses an arm whose kernel was not
+# built from its commit. lib/bench-oom.sh sets the cell of its OOM
+# matrix in the environment: BENCH_IOPS and BENCH_BPS (the disk throttle
+# and iocost's model), SIB_OPEN_IOPS (the open sibling's rate),
+# CACHE_MEM_MAX, CACHE_WSS_MB, CACHE_THREADS (the cache workload's cap,
+# working set and threads), CACHE_MEMCGS (that many instances, each in
+# its own memcg under CACHE_MEM_MAX) and ZSWAP_MAX_POOL_PERCENT.)
 #
 # Arms: A stock 7.3.4, zswap shrinker off; B stock, shrinker on; C the
 # series (branch `series` of build/linux), shrinker on. --row NAME=REV
 # adds an arm NAME, shrinker on, running commit REV of build/linux (a
 # design-choice row, lib/bench-rows.sh); with rows the arms default to
 # the rows.
-# Scenarios: the IO
+# Scenarios: none runs no sibling; otherwise the IO
 # sibling is an open-loop O_DIRECT random writer at a fixed SIB_OPEN_IOPS
 # with iocost's latency targets on (open: its own IOPS and p99 latency
 # are a metric that may regress), one synchronous writer (mild) or keeps
@@ -61,7 +68,7 @@ PY=/usr/bin/python3			# Debian's, not a pyenv shim
 GUEST_MEM=1G
 GUEST_CPUS=${GUEST_CPUS:-2}		# the guest's vCPUs (env, for one-off rows)
 SIBLING_WEIGHT=${SIBLING_WEIGHT:-1000}	# the sibling's io.weight (env, ditto)
-BENCH_IOPS=1000				# the disk throttle, and iocost's model
+BENCH_IOPS=${BENCH_IOPS:-1000}		# the disk throttle, and iocost's model
 # A run is valid only while the host was not busy with something else
 # (issue 16): the highest 1-minute load average sampled on the host during
 # the run must stay at or under the host's CPUs plus 1.5. The guest's two
@@ -70,14 +77,14 @@ BENCH_IOPS=1000				# the disk throttle, and iocost's model
 # kernel build, a VM test) pushes it over. Override with HOST_LOAD_MAX.
 HOST_LOAD_MAX=${HOST_LOAD_MAX:-$(awk -v n="$(nproc)" 'BEGIN { print n + 1.5 }')}
 HOST_LOAD_EVERY=10			# seconds between host load samples
-BENCH_BPS=16777216
+BENCH_BPS=${BENCH_BPS:-16777216}
 ALL_ARMS="A B C"
-ALL_SCENARIOS="open mild heavy"
+ALL_SCENARIOS="none open mild heavy"
 STANDARD_SCENARIOS="open heavy"
 # The open-loop sibling: fio at a fixed rate, Poisson arrivals, up to 64
 # in flight, so that a slow disk makes its latency grow instead of its
 # rate fall (40% of the disk's throttle, 1000 IOPS).
-SIB_OPEN_IOPS=400
+SIB_OPEN_IOPS=${SIB_OPEN_IOPS:-400}
 SIB_OPEN_DEPTH=64
 # iocost's latency targets in the open scenario: p95 of reads and writes
 # within 50 ms (the throttled disk serves 1000 IOPS; TCG adds noise), vrate
@@ -167,14 +174,22 @@ set_profile() {
 	standard)
 		ROUNDS=5 DURATION=60 POPULATE_TIMEOUT=400 COMPILE_TIMEOUT=360
 		workloads=${workloads:-$STANDARD_WORKLOADS} ;;
-	*) die "PROFILE=$profile is not a profile: use quick or standard" ;;
+	oom)	# lib/bench-oom.sh: the outcome, not the speed, is the figure
+		ROUNDS=1 DURATION=30 POPULATE_TIMEOUT=180 COMPILE_TIMEOUT=240
+		workloads=${workloads:-cache} ;;
+	*) die "PROFILE=$profile is not a profile: use quick, standard or oom" ;;
 	esac
-	MEM_MAX=96M WSS_MB=192 THREADS=4 DEADLINE_MS=10
+	MEM_MAX=${CACHE_MEM_MAX:-96M} WSS_MB=${CACHE_WSS_MB:-192} THREADS=${CACHE_THREADS:-4}
+	MEMCGS=${CACHE_MEMCGS:-1} MAX_POOL_PERCENT=${ZSWAP_MAX_POOL_PERCENT:-20}
+	DEADLINE_MS=10
 	scenarios=${scenarios:-$STANDARD_SCENARIOS}
 	ROUNDS=${rounds:-$ROUNDS}
 	case $ROUNDS in ''|0|*[!0-9]*) die "--rounds $ROUNDS: a positive number, please" ;; esac
 	[[ $SIBLING_WEIGHT =~ ^[1-9][0-9]{0,4}$ ]] && [ "$SIBLING_WEIGHT" -le 10000 ] ||
 		die "SIBLING_WEIGHT=$SIBLING_WEIGHT: an io.weight from 1 to 10000, please"
+	[[ $MEMCGS =~ ^[1-9][0-9]?$ ]] || die "CACHE_MEMCGS=$MEMCGS: 1 to 99 memcgs, please"
+	[ "$MEMCGS" = 1 ] || [ "$workloads" = cache ] ||
+		die "CACHE_MEMCGS=$MEMCGS: several memcgs run the cache workload only"
 }
 
 # workload_timeout WORKLOAD: how long the guest lets it run (s).
@@ -303,10 +318,12 @@ build_kernels() {
 	if want C "$arms"; then
 		src=$(series_src)
 		guest_kernel "$src" "$BENCH/guest-series" x86_64 "$ROOT/lib/guest.config" "$frag"
+		cp "$BENCH/src-series.rev" "$BENCH/guest-series/built.rev"
 	fi
 	if want A "$arms" || want B "$arms" || want compile "$workloads"; then
 		stock=$(stock_src)
 		guest_kernel "$stock" "$BENCH/guest-stock" x86_64 "$ROOT/lib/guest.config" "$frag"
+		cp "$BENCH/stock.rev" "$BENCH/guest-stock/built.rev"
 	fi
 	build_rows "$frag"
 }
@@ -322,6 +339,25 @@ build_rows() {
 		is_row "$row" || continue
 		src=$(export_rev "${ROW_REV[$row]}" "$BENCH/src-rows" "$BENCH/src-rows.rev")
 		guest_kernel "$src" "$(arm_gdir "$row")" x86_64 "$ROOT/lib/guest.config" "$1"
+		echo "${ROW_REV[$row]}" >"$(arm_gdir "$row")/built.rev"
+	done
+}
+
+# check_built: BENCH_PREBUILT: each arm's kernel is built, from the
+# commit the arm runs (built.rev, written after each build above).
+check_built() {
+	local arm gdir want
+	for arm in $arms; do
+		gdir=$(arm_gdir "$arm")
+		case $arm in
+		A|B) want=$(git -C "$TREE" rev-parse --verify -q "$BASE_TAG^{commit}") ;;
+		C) want=$(git -C "$TREE" rev-parse --verify -q "${SERIES_REV:-$SERIES_BRANCH}^{commit}") ;;
+		*) want=${ROW_REV[$arm]} ;;
+		esac
+		[ -f "$(guest_image "$gdir" x86_64)" ] && [ -n "$want" ] &&
+			[ "$(cat "$gdir/built.rev" 2>/dev/null)" = "$want" ] &&
+			[ "$(arm_commit "$arm")" = "$want" ] ||
+			die "BENCH_PREBUILT: arm $arm's kernel (${gdir#"$ROOT"/}) is not built from ${want:0:12}: build it first (BENCH_BUILD_ONLY=1)"
 	done
 }
 
@@ -401,6 +437,7 @@ arm_shrinker() {
 
 scenario_depth() {
 	case $1 in
+	none) echo 0 ;;
 	open) echo "$SIB_OPEN_DEPTH" ;;
 	mild) echo 1 ;;
 	heavy) echo 16 ;;
@@ -444,7 +481,8 @@ BENCH_SIBLING_RATE=$(scenario_rate "$scen")
 BENCH_SIBLING_WEIGHT=$SIBLING_WEIGHT
 BENCH_SIBLING_WARMUP=5
 BENCH_ZSWAP_COMPRESSOR=zstd
-BENCH_ZSWAP_MAX_POOL_PERCENT=20
+BENCH_ZSWAP_MAX_POOL_PERCENT=$MAX_POOL_PERCENT
+BENCH_MEMCGS=$MEMCGS
 BENCH_IOCOST_MODEL="rbps=$BENCH_BPS rseqiops=$BENCH_IOPS rrandiops=$BENCH_IOPS wbps=$BENCH_BPS wseqiops=$BENCH_IOPS wrandiops=$BENCH_IOPS"
 BENCH_IOCOST_QOS="$(scenario_qos "$scen")"
 BENCH_WORKLOAD_TIMEOUT=$(workload_timeout "$wl")
@@ -627,7 +665,7 @@ write_meta() {
 		echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "profile=$profile rounds=$ROUNDS duration_s=$DURATION populate_timeout_s=$POPULATE_TIMEOUT"
 		echo "workloads=$workloads"
-		echo "cache: mem_max=$MEM_MAX wss_mb=$WSS_MB threads=$THREADS deadline_ms=$DEADLINE_MS"
+		echo "cache: mem_max=$MEM_MAX wss_mb=$WSS_MB threads=$THREADS deadline_ms=$DEADLINE_MS memcgs=$MEMCGS (each under mem_max, wss_mb each) zswap max_pool_percent=$MAX_POOL_PERCENT"
 		echo "oltp: mem_max=$OLTP_MEM_MAX buffer_pool_mb=$OLTP_POOL_MB tables=$OLTP_TABLES rows=$OLTP_ROWS threads=$THREADS deadline_ms=$OLTP_DEADLINE_MS mariadb=$(dpkg-query -W -f='${Version}' mariadb-server-core 2>/dev/null) sysbench=$(dpkg-query -W -f='${Version}' sysbench 2>/dev/null)"
 		echo "compile: mem_max=$MEM_MAX jobs=$COMPILE_JOBS objects=$COMPILE_OBJS (of the stock build) timeout_s=$COMPILE_TIMEOUT gcc=$(gcc -dumpfullversion)"
 		echo "guest=qemu TCG (vng), mem $GUEST_MEM, $GUEST_CPUS CPUs"
@@ -723,7 +761,11 @@ main() {
 	check_space
 	"$ROOT/lib/deps.sh" build vm bench $(want oltp "$workloads" && echo oltp)
 	t0=$(date +%s)
-	build_kernels
+	if [ -n "${BENCH_PREBUILT:-}" ]; then
+		check_built
+	else
+		build_kernels
+	fi
 	build_workload
 	if [ -n "${BENCH_BUILD_ONLY:-}" ]; then
 		log "kernels and workload built (BENCH_BUILD_ONLY): no run"
