@@ -6,6 +6,9 @@
 #   make ARCH=x86_64     the KUnit suites under QEMU (TCG unless KVM works)
 #   make selftests       tools/testing/selftests/zswap in a QEMU guest (vng);
 #                        VM=um for the quicker, less faithful UML guest
+#   make stress          the selftests in a debug guest (KASAN, lockdep,
+#                        kmemleak, hung tasks...; DEBUG=kcsan for KCSAN,
+#                        DEBUG=all for both): every kernel report fails it
 #   make mutants         every named mutation of the series must fail its test,
 #                        and lib/stock-must-fail's cases must fail on 7.3.4
 #                        (KIND=kunit, vm or stock picks one kind; ONLY=names)
@@ -25,12 +28,12 @@ ARCH ?= um
 SHELL := /bin/bash
 LIB := $(CURDIR)/lib
 
-.PHONY: all deps tree kunit selftests bench bench-summary bench-rows bench-oom export check-export checkpatch bisect check clean help matrix mutants sparse kerneldoc b4
+.PHONY: all deps tree kunit selftests stress bench bench-summary bench-rows bench-oom export check-export checkpatch bisect check clean help matrix mutants sparse kerneldoc b4
 
 all: kunit
 
 help:
-	@sed -n '3,22p' Makefile
+	@sed -n '3,/^$$/{/^#/p}' Makefile
 
 deps:
 	@$(LIB)/deps.sh build $(if $(filter x86_64,$(ARCH)),qemu)
@@ -43,6 +46,12 @@ kunit: tree
 
 selftests: tree
 	@$(LIB)/selftests.sh --vm $(or $(VM),qemu)
+
+# The debug guest (lib/stress.sh): not a gate of make check, which it would
+# take past an hour. Like bench, it makes the work tree only when there is
+# none.
+stress: $(if $(wildcard build/linux/.git),,tree)
+	@$(LIB)/stress.sh --debug '$(or $(DEBUG),kasan)'
 
 # The benchmark builds a snapshot of branch `series`; it makes the work
 # tree only when there is none, so a tree being worked on is left alone.

@@ -4,7 +4,8 @@
 # on the patched kernel: lib/selftests.sh [--vm qemu|um] [--tree DIR]
 #                        [--kernel series|stock] [--targets "zswap cgroup"]
 #                        [--tests "COLLECTION[:TEST] ..."] [--result FILE]
-# (VM=, KERNEL=, TARGETS= and TESTS= in the environment do the same.)
+#                        [--debug kasan|kcsan]
+# (VM=, KERNEL=, TARGETS=, TESTS= and DEBUG= in the environment do the same.)
 #
 # - Guest kernel: lib/guest.config + the selftests' config fragment, then
 #   olddefconfig; every option of the fragment must survive (named if not).
@@ -45,6 +46,19 @@
 # - A skipped case (or a program skipped as a whole) counts as a failure
 #   unless lib/expected-skips lists it for this VM: the guest is made to
 #   provide what the tests need.
+# - --debug KIND (lib/stress.sh, make stress): the debug guest. The kernel
+#   gets lib/debug.config and lib/debug-KIND.config on top (every option
+#   must survive olddefconfig) and builds in GDIR-debug-KIND, its VM files
+#   in VMDIR-debug-KIND, so the normal guest is left alone. The guest runs
+#   the programs one at a time (run_kselftest.sh -t each, its timeout
+#   DEBUG_SLOWDOWN times the zswap settings'), marks each in the kernel log
+#   and saves dmesg after each (dmesg -c) to the output directory's
+#   dmesg/; kmemleak is scanned and cleared before the first program and
+#   scanned again after the last, its report saved. lib/reports.py then
+#   scans the console, the dmesg files and the kmemleak report: each
+#   kernel report (BUG, WARNING, KASAN, KCSAN, lockdep, hung task,
+#   kmemleak...) is printed with the program it followed and counts as a
+#   failed case. QEMU only.
 # --result FILE gets "PASSED FAILED SKIPPED" counted from the TAP output
 # (an unexpected skip is counted as failed, not skipped); --failed FILE
 # the names of the failed cases, one a line (a program that failed as a
@@ -55,7 +69,8 @@ set -euo pipefail
 . "$ROOT/lib/guest.sh"
 
 tree=$TREE result="" failed_list="" vm=${VM:-qemu} kernel=${KERNEL:-series}
-targets=${TARGETS:-zswap} tests=${TESTS:-}
+targets=${TARGETS:-zswap} tests=${TESTS:-} debug=${DEBUG:-}
+DEBUG_SLOWDOWN=${DEBUG_SLOWDOWN:-3}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-2400}
 GUEST_MEM=${GUEST_MEM:-1G}
 GUEST_CPUS=${GUEST_CPUS:-2}
@@ -68,6 +83,7 @@ while [ $# -gt 0 ]; do
 	--tests) tests=$2; shift 2 ;;
 	--result) result=$2; shift 2 ;;
 	--failed) failed_list=$2; shift 2 ;;
+	--debug) debug=$2; shift 2 ;;
 	*) die "lib/selftests.sh: unknown option '$1' (see the header of lib/selftests.sh)" ;;
 	esac
 done
@@ -79,6 +95,12 @@ case $kernel in
 series|stock) ;;
 *) die "KERNEL=$kernel is not understood: use series (default) or stock" ;;
 esac
+case $debug in
+'') ;;
+kasan|kcsan) [ "$vm" = qemu ] || die "the debug guest (--debug $debug) runs in QEMU only, not VM=$vm" ;;
+*) die "DEBUG=$debug is not a debug configuration: use kasan or kcsan (lib/debug-KIND.config)" ;;
+esac
+case $DEBUG_SLOWDOWN in ''|*[!0-9]*|0) die "DEBUG_SLOWDOWN=$DEBUG_SLOWDOWN: a positive whole factor, please" ;; esac
 case $GUEST_TIMEOUT in ''|*[!0-9]*) die "GUEST_TIMEOUT=$GUEST_TIMEOUT: a number of seconds, please" ;; esac
 case " $targets " in *" zswap "*) ;; *) die "TARGETS=\"$targets\" must include zswap" ;; esac
 [ -d "$tree/.git" ] || [ -f "$tree/.git" ] || die "--tree $tree is not a kernel work tree"
@@ -125,6 +147,16 @@ KST_OUT=$BUILD/kselftest$tsuffix
 KST_BUILD=$BUILD/kselftest-build$tsuffix
 VMDIR=$BUILD/vm$tsuffix
 if [ "$kernel" = stock ]; then VMDIR=$VMDIR-stock; fi
+FRAGMENTS=("$FRAGMENT")
+GUEST_APPEND=""
+if [ -n "$debug" ]; then
+	GDIR=$GDIR-debug-$debug VMDIR=$VMDIR-debug-$debug
+	FRAGMENTS+=("$ROOT/lib/debug.config" "$ROOT/lib/debug-$debug.config")
+	# a log buffer that holds a program's reports until its dmesg save
+	GUEST_APPEND=log_buf_len=8M
+	# every KASAN report, not only the first
+	[ "$debug" != kasan ] || GUEST_APPEND="$GUEST_APPEND kasan_multi_shot"
+fi
 CONSOLE=$LOGS/guest-console${VMDIR#"$BUILD"/vm}.log
 
 # The run_kselftest.sh selection: every zswap test; of the cgroup
@@ -138,13 +170,20 @@ if [ -z "$tests" ]; then
 		esac
 	done
 fi
-select_args=""
+# zswap_timeout: the zswap programs' timeout (their settings file), s.
+zswap_timeout() {
+	sed -n 's/^timeout=//p' "$tree/tools/testing/selftests/zswap/settings"
+}
+select_args="" timeout_args=""
 # Upstream's cgroup programs have no settings file, so kselftest's default
 # of 45 s per program applies: too short for test_zswap on a TCG guest.
 # With the cgroup target, every program gets the zswap settings' timeout.
 case " $targets " in
-*" cgroup "*) select_args=" -o $(sed -n 's/^timeout=//p' "$tree/tools/testing/selftests/zswap/settings")" ;;
+*" cgroup "*) timeout_args=" -o $(zswap_timeout)" ;;
 esac
+# The debug kernel is several times slower: each program gets that many
+# times the zswap settings' timeout (the runner's, not the tests' bounds).
+[ -z "$debug" ] || timeout_args=" -o $((DEBUG_SLOWDOWN * $(zswap_timeout)))"
 for t in $tests; do
 	case " $targets " in
 	*" ${t%%:*} "*) ;;
@@ -179,11 +218,27 @@ make_disk() {
 	printf 'label: dos\n,768M,S\n,512M,L\n,,L\n' | sfdisk -q "$VMDIR/disk.img" >/dev/null
 }
 
+# selected_programs: the COLLECTION:PROGRAM entries of the installed
+# kselftest-list.txt that --tests (or --targets) selects, in its order.
+selected_programs() {
+	local entry sel
+	while IFS= read -r entry; do
+		for sel in $tests; do
+			case $sel in
+			*:*) [ "$entry" = "$sel" ] ;;
+			*) [ "${entry%%:*}" = "$sel" ] ;;
+			esac && { echo "$entry"; break; }
+		done
+	done <"$KST_OUT/kselftest-list.txt"
+}
+
 # Where the guest sees the host's directories (see the header): fixed
 # guest paths, so that the checkout's own path never matters in the guest.
 G_VMDIR=/tmp/zswap-vm G_KST=/tmp/zswap-kst G_OUT=/tmp/zswap-out
 
 write_guest_script() {
+	local run
+	run=$(guest_run_commands)
 	cat >"$VMDIR/guest.sh" <<GUEST
 #!/bin/sh
 # Runs inside the guest (root, host root read-only). The host's VM files,
@@ -208,7 +263,8 @@ echo "guest: kernel \$(uname -r), \$(nproc) CPUs, swap: \$(tail -n +2 /proc/swap
 # console, where kernel messages would interleave with it.
 # Each program's own TAP goes to its per-test log there too (-p).
 mkdir -p $G_OUT/logs
-cd /tmp/scratch/kselftest && { ./run_kselftest.sh -p $G_OUT/logs$select_args; echo "guest: run_kselftest.sh exited \$?"; } 2>&1 |
+cd /tmp/scratch/kselftest && { $run
+} 2>&1 |
 	tee $G_OUT/tap.log
 GUEST
 	chmod +x "$VMDIR/guest.sh"
@@ -240,6 +296,42 @@ GUEST
 	chmod +x "$VMDIR/guest-um-init.sh"
 }
 
+# guest_run_commands: the guest script's run, ending with the line
+# run_guest waits for. Normally one run_kselftest.sh of the selection; in
+# the debug guest (see the header) one program at a time, each marked in
+# the kernel log and followed by its dmesg, kmemleak scanned around them.
+guest_run_commands() {
+	if [ -z "$debug" ]; then
+		echo "./run_kselftest.sh -p $G_OUT/logs$timeout_args$select_args; echo \"guest: run_kselftest.sh exited \$?\";"
+		return
+	fi
+	local progs
+	progs=$(selected_programs | tr '\n' ' ')
+	[ -n "$progs" ] || die "no installed program matches the selection:$select_args"
+	cat <<RUN
+
+	kml=/sys/kernel/debug/kmemleak n=0 rc=0
+	mkdir -p $G_OUT/dmesg
+	echo "guest: hung task timeout \$(cat /proc/sys/kernel/hung_task_timeout_secs 2>&1) s"
+	# only the leaks of this run: what boot left is scanned and cleared
+	if [ -w \$kml ]; then echo scan >\$kml && echo clear >\$kml; fi
+	dmesg -c >$G_OUT/dmesg/00-boot.dmesg
+	for t in $progs; do
+		n=\$((n + 1))
+		echo "stress: begin \$t" >/dev/kmsg
+		./run_kselftest.sh -p $G_OUT/logs$timeout_args -t \$t || rc=\$?
+		echo "stress: end \$t" >/dev/kmsg
+		dmesg -c >$G_OUT/dmesg/\$(printf %02d \$n)-\$t.dmesg
+	done
+	echo "stress: kmemleak scan" >/dev/kmsg
+	# two scans: an object must stay unreferenced through both
+	{ echo scan >\$kml && sleep 6 && echo scan >\$kml && cat \$kml >$G_OUT/kmemleak.log; } 2>$G_OUT/kmemleak.err ||
+		echo "guest: kmemleak did not scan: \$(cat $G_OUT/kmemleak.err)"
+	dmesg -c >$G_OUT/dmesg/\$(printf %02d \$((n + 1)))-kmemleak.dmesg
+	echo "guest: run_kselftest.sh exited \$rc"
+RUN
+}
+
 # guest_cmd: the command line that boots the guest and runs guest.sh.
 guest_cmd() {
 	if [ "$vm" = um ]; then
@@ -248,9 +340,10 @@ guest_cmd() {
 			init="$VMDIR/guest-um-init.sh" con=null con0=null,fd:1
 		return
 	fi
-	local accel=--disable-kvm
+	local accel=--disable-kvm append="" a
 	kvm_usable "$GDIR/arch/x86/boot/bzImage" && accel=""
-	echo vng --run "$GDIR/arch/x86/boot/bzImage" $accel --memory "$GUEST_MEM" \
+	for a in $GUEST_APPEND; do append="$append --append $a"; done
+	echo vng --run "$GDIR/arch/x86/boot/bzImage" $accel"$append" --memory "$GUEST_MEM" \
 		--cpus "$GUEST_CPUS" --disk "$VMDIR/disk.img" --verbose \
 		--rodir="$G_VMDIR=$VMDIR" --rodir="$G_KST=$KST_OUT" \
 		--rwdir="$G_OUT=$VMDIR/out" --cwd / --exec "$G_VMDIR/guest.sh"
@@ -358,6 +451,30 @@ sys.exit(1 if failed else 0)
 PY
 }
 
+# scan_reports: the debug guest's kernel reports (lib/reports.py over the
+# console, the dmesg saves and the kmemleak report), each one a failed
+# case in --result and a line report:KIND:PROGRAM in --failed. A run
+# whose kmemleak report did not come back counts one failure more.
+scan_reports() {
+	local out=$VMDIR/out n=0 p=0 f=0 s=0 rc=0
+	local args=(--console "$CONSOLE" --counts "$out/reports.counts" --names "$out/reports.names")
+	[ ! -d "$out/dmesg" ] || args+=(--dmesg-dir "$out/dmesg")
+	[ ! -f "$out/kmemleak.log" ] || args+=(--kmemleak "$out/kmemleak.log")
+	python3 "$ROOT/lib/reports.py" "${args[@]}" || rc=1
+	read -r n _ <"$out/reports.counts"
+	if [ ! -f "$out/kmemleak.log" ]; then
+		echo "error: no kmemleak report came back (see the console): counted as a failure" >&2
+		echo "report:kmemleak-not-scanned:end" >>"$out/reports.names"
+		n=$((n + 1)) rc=1
+	fi
+	if [ -n "$result" ]; then
+		[ ! -s "$result" ] || read -r p f s <"$result"
+		echo "$p $((f + n)) $s" >"$result"
+	fi
+	[ -z "$failed_list" ] || cat "$out/reports.names" >>"$failed_list"
+	return "$rc"
+}
+
 if [ "$vm" = um ]; then
 	"$ROOT/lib/deps.sh" build
 	# the disk image (sfdisk) and, from the host root, the guest's
@@ -368,9 +485,18 @@ else
 	"$ROOT/lib/deps.sh" build vm
 fi
 log "guest: $kernel kernel of ${ktree#"$ROOT"/} in ${GDIR#"$ROOT"/}, selftests of ${tree#"$ROOT"/}, VM files in ${VMDIR#"$ROOT"/}"
-guest_kernel "$ktree" "$GDIR" "$GARCH" "$GBASE" "$FRAGMENT"
+guest_kernel "$ktree" "$GDIR" "$GARCH" "$GBASE" "${FRAGMENTS[@]}"
 build_selftests
 make_disk
 write_guest_script
-run_guest
-count_tap
+if [ -z "$debug" ]; then
+	run_guest
+	count_tap
+	exit
+fi
+# The debug guest: its reports are read even when it hung or crashed.
+rc=0
+[ -z "$result" ] || rm -f "$result"
+if run_guest; then count_tap || rc=1; else rc=1; fi
+scan_reports || rc=1
+exit "$rc"
