@@ -64,8 +64,7 @@ need_kcsan_compiler() {
 run_config() {
 	local kind=$1 t0 rc=0
 	local counts=$BUILD/stress-$kind.counts names=$BUILD/stress-$kind.failed
-	rm -f "$counts" "$names"
-	[ "$kind" != kcsan ] || need_kcsan_compiler
+	rm -f "$counts" "$names" "$BUILD/vm-debug-$kind/out/reports.counts"
 	printf '\n=== stress: %s\n' "$kind"
 	t0=$(date +%s)
 	"$ROOT/lib/selftests.sh" --debug "$kind" --result "$counts" --failed "$names" || rc=$?
@@ -162,6 +161,7 @@ if [ "$self_test" = 1 ]; then
 	exit
 fi
 kinds=$(kinds_of "$debug")
+case " $kinds " in *" kcsan "*) need_kcsan_compiler ;; esac
 [ -d "$TREE/.git" ] || die "build/linux is missing: run make tree first"
 log "stress: $kinds on branch $SERIES_BRANCH at $(git -C "$TREE" rev-parse --short HEAD) (GUEST_TIMEOUT=${GUEST_TIMEOUT}s, GUEST_MEM=$GUEST_MEM)"
 rm -f "$BUILD/stress.totals"
