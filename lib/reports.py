@@ -48,7 +48,7 @@ STAMP = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
 MARK = re.compile(r"^stress: begin (\S+)")
 END = re.compile(r"---\[ end trace|^={20,}$")
 FOLD = 8        # a match this many lines after a report's start is part of it
-BEFORE, AFTER = 3, 40
+BEFORE, AFTER = 6, 40
 
 
 def kind_of(text):
