@@ -13,6 +13,13 @@ BDIR=$BUILD/bisect/kunit-um
 
 git_tree() { git -C "$TREE" "$@"; }
 
+# kernel_unchanged C: C changes only selftests and documentation, which the
+# KUnit kernel does not build: it builds and tests as its parent did.
+kernel_unchanged() {
+	! git_tree diff --name-only "$1^" "$1" |
+		grep -qv -e '^tools/testing/selftests/' -e '^Documentation/'
+}
+
 commits=$(git_tree rev-list --reverse "$BASE_TAG"..HEAD)
 [ -n "$commits" ] || { log "bisect: the series is empty"; exit 0; }
 if [ ! -d "$WT/.git" ] && [ ! -f "$WT/.git" ]; then
@@ -21,17 +28,24 @@ if [ ! -d "$WT/.git" ] && [ ! -f "$WT/.git" ]; then
 	mkdir -p "$(dirname "$WT")"
 	git_tree worktree add -q --detach "$WT" "$BASE_TAG"
 fi
-i=0 bad=0
+i=0 bad=0 prev_ok=""
 total=$(wc -w <<<"$commits")
 for c in $commits; do
 	i=$((i + 1))
 	subj=$(git_tree log -1 --format=%s "$c")
+	if [ -n "$prev_ok" ] && kernel_unchanged "$c"; then
+		printf '  ok   [%d/%d] %s (no kernel change: as [%d/%d])\n' \
+			"$i" "$total" "$subj" "$((i - 1))" "$total"
+		continue
+	fi
+	prev_ok=""
 	git -C "$WT" checkout -q --detach "$c"
 	log "bisect [$i/$total] $subj"
 	if "$ROOT/lib/kunit.sh" --tree "$WT" --build-dir "$BDIR" --lenient \
 		>"$LOGS/bisect-$i.log" 2>&1; then
 		printf '  ok   [%d/%d] %s (%s)\n' "$i" "$total" "$subj" \
 			"$(grep -o 'kunit: .*' "$LOGS/bisect-$i.log" | tail -n1)"
+		prev_ok=1
 	else
 		printf '  FAIL [%d/%d] %s; last lines of build/logs/bisect-%d.log:\n' \
 			"$i" "$total" "$subj" "$i"

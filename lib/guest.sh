@@ -71,7 +71,9 @@ guest_kernel() {
 	[ "$arch" = um ] && target=linux
 	guest_config "$@"
 	log "building the guest kernel ($arch) of ${tree#"$ROOT"/} in ${gdir#"$ROOT"/} (about 7 min cold)"
-	run_logged "$LOGS/guest-build-${gdir##*/}.log" "guest kernel build" \
+	# named by the build dir under build/, so that two trees' logs differ
+	local name=${gdir#"$BUILD"/}
+	run_logged "$LOGS/guest-build-${name//\//-}.log" "guest kernel build" \
 		nice -n 10 make -C "$tree" ARCH="$arch" O="$gdir" CC="ccache gcc" -j"$(jobs)" "$target"
 }
 

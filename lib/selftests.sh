@@ -121,10 +121,18 @@ guest_dir() {
 }
 
 # The selftests and the VM files follow the tree of the selftests:
-# nothing for build/linux, "-NAME" for another tree, "-stock" added for
-# the unpatched kernel.
+# nothing for build/linux, "-NAME" for another tree (NAME is the tree's
+# directory, or its parent's for a tree DIR/linux, so that two such trees
+# do not share them), "-stock" added for the unpatched kernel.
+tree_name() {
+	local t=${1%/}
+
+	[ "${t##*/}" != linux ] || t=${t%/linux}
+	echo "${t##*/}"
+}
 tsuffix=""
-[ "$(cd "$tree" && pwd -P)" = "$(cd "$TREE" 2>/dev/null && pwd -P)" ] || tsuffix=-${tree##*/}
+[ "$(cd "$tree" && pwd -P)" = "$(cd "$TREE" 2>/dev/null && pwd -P)" ] ||
+	tsuffix=-$(tree_name "$tree")
 if [ "$kernel" = stock ]; then
 	ktree=$(stock_tree)
 else

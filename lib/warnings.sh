@@ -22,6 +22,12 @@ if (cd "$TREE" && sh scripts/checker-valid.sh sparse -D__linux__ | grep -qx 1); 
 else
 	warn "sparse: skipped, the installed sparse cannot parse Linux $BASE_KVER ($(sparse --version 2>/dev/null || echo 'not installed'))"
 fi
+# An object the KUnit build did not make is one its config leaves out:
+# building it alone would test nothing the kernel builds (or fail).
+for o in $objs; do
+	[ -f "$BDIR/$(dirname "$o")/.$(basename "$o").cmd" ] ||
+		die "W=1: $o is not built by the KUnit config; add its option to kunitconfig"
+done
 log "W=1 $check build of: $(echo $objs)"
 # Remove the objects so that they are compiled (and warn) again.
 for o in $objs; do rm -f "$BDIR/$o"; done

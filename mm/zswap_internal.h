@@ -94,9 +94,11 @@ struct zswap_walk {
  * enum zswap_wb_reason - why zswap writes entries back
  * @ZSWAP_WB_SHRINKER: the memory-pressure shrinker's throttled writeback:
  *	its worker, or a reclaimer writing in place for its own charge
- * @ZSWAP_WB_RECLAIM: the memory-pressure shrinker writing in place for a
- *	reclaimer that must not sleep on the cgroup's IO budget (kswapd,
- *	global reclaim, reclaim on behalf of another cgroup)
+ * @ZSWAP_WB_RECLAIM: the memory-pressure shrinker's writeback, not
+ *	throttled: in place for a reclaimer that must not sleep on the
+ *	cgroup's IO budget (kswapd, global reclaim, reclaim on behalf of
+ *	another cgroup), or anywhere for a memcg that no IO controller can
+ *	throttle on the swap devices (swap_io_controlled())
  * @ZSWAP_WB_POOL_LIMIT: the pool is over max_pool_percent (shrink_worker())
  * @ZSWAP_WB_MEMCG_LIMIT: a cgroup is over memory.zswap.max (zswap_store())
  */
@@ -128,14 +130,17 @@ enum zswap_wb_reason {
  * @kthread: the task is a kernel thread (kswapd included)
  * @own_charge: the memcg being shrunk is the one the task charges to, or
  *	an ancestor of it
- * @limit: the memcg being shrunk, or an ancestor, is at its memory.max or
- *	over its memory.high: reclaim there is limit reclaim
+ * @limit: the reclaim is for a memcg's limit (the memcg being shrunk or
+ *	an ancestor), for an allocation: not global, not proactive
+ * @controlled: an IO controller may throttle the writes of the memcg being
+ *	shrunk on a swap device (zswap_wb_io_controlled())
  */
 struct zswap_reclaimer {
 	bool kswapd;
 	bool kthread;
 	bool own_charge;
 	bool limit;
+	bool controlled;
 };
 
 /**
@@ -185,6 +190,7 @@ unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
 			      unsigned long nr, enum zswap_wb_reason reason,
 			      atomic_long_t *written);
 bool zswap_wb_allowed(struct mem_cgroup *memcg);
+bool zswap_wb_io_controlled(struct mem_cgroup *memcg);
 bool zswap_memcg_tryget_online(struct mem_cgroup *memcg);
 void zswap_memcg_put(struct mem_cgroup *memcg);
 bool zswap_wb_queue(struct work_struct *work, int nid);

@@ -1073,6 +1073,7 @@ static struct kunit_suite zswap_test_suite = {
  * @queue_ok: what the queue stub answers when @wq is NULL
  * @wq: if set, the queue stub queues the work on it for real
  * @allowed: what zswap_wb_allowed() answers
+ * @controlled: what zswap_wb_io_controlled() answers
  * @refs: references taken minus references dropped
  * @puts: references dropped
  * @queued: successful queueings
@@ -1101,6 +1102,7 @@ struct zswap_test_wb {
 	bool queue_ok;
 	struct workqueue_struct *wq;
 	bool allowed;
+	bool controlled;
 	int refs;
 	int puts;
 	int queued;
@@ -1159,6 +1161,13 @@ static bool zswap_test_allowed_stub(struct mem_cgroup *memcg)
 	struct zswap_test_wb *w = kunit_get_current_test()->priv;
 
 	return w->allowed;
+}
+
+static bool zswap_test_controlled_stub(struct mem_cgroup *memcg)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	return w->controlled;
 }
 
 static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
@@ -1243,6 +1252,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	w->tryget_ok = true;
 	w->queue_ok = true;
 	w->allowed = true;
+	w->controlled = true;
 	w->hit_swapcache = -1;
 	w->nomem = -1;
 	w->lru_len = 1000;
@@ -1256,6 +1266,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	kunit_activate_static_stub(test, zswap_memcg_put, zswap_test_put_stub);
 	kunit_activate_static_stub(test, zswap_wb_queue, zswap_test_queue_stub);
 	kunit_activate_static_stub(test, zswap_wb_allowed, zswap_test_allowed_stub);
+	kunit_activate_static_stub(test, zswap_wb_io_controlled, zswap_test_controlled_stub);
 	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_walk_stub);
 	kunit_activate_static_stub(test, zswap_lruvec_state_of, zswap_test_state_stub);
 	kunit_activate_static_stub(test, zswap_reclaimer_of, zswap_test_reclaimer_stub);
@@ -1453,6 +1464,28 @@ static void zswap_test_zswap_wb_run_submits_each_chunk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->dev.submits, 2);
 	KUNIT_EXPECT_EQ(test, w->dev.background, 2);
 	KUNIT_EXPECT_EQ(test, w->dev.pages, 28);
+}
+
+/*
+ * With no IO controller that could throttle the memcg's writes, the worker
+ * writes unthrottled: no bio of its run carries REQ_BACKGROUND, so none
+ * waits in a cgroup's budget or for the bound on throttled writes.
+ */
+static void zswap_test_zswap_wb_run_no_controller_unthrottled(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	w->controlled = false;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, NULL, 0), 40);
+	KUNIT_ASSERT_EQ(test, w->walks, 2);
+	KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+	KUNIT_EXPECT_FALSE(test, w->walk_flags[1] & ZSWAP_WALK_THROTTLE);
+	KUNIT_EXPECT_EQ(test, w->dev.submits, 2);
+	KUNIT_EXPECT_EQ(test, w->dev.background, 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
 }
 
 /* The worker drains once per chunk that wrote back, not once per entry. */
@@ -1709,7 +1742,8 @@ static void zswap_test_zswap_shrinker_scan_new_claim_resets_busy(struct kunit *t
 	KUNIT_EXPECT_FALSE(test, time_after(jiffies, w->state.wb_claimed_at + ZSWAP_WB_LAG));
 
 	/* so the next call that finds the claim pending merely backs off */
-	w->reclaimer = (struct zswap_reclaimer) { .own_charge = true, .limit = true };
+	w->reclaimer = (struct zswap_reclaimer) { .own_charge = true, .limit = true,
+						  .controlled = true };
 	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 0);
 	KUNIT_EXPECT_EQ(test, sc.nr_scanned, 64);
 	KUNIT_EXPECT_EQ(test, w->walks, 0);
@@ -1736,25 +1770,34 @@ struct zswap_test_caller_case {
 	enum zswap_wb_fallback mode;
 };
 
+/* The rows up to no_controller are for a memcg an IO controller may throttle. */
 static const struct zswap_test_caller_case zswap_test_caller_cases[] = {
 	/* kswapd reclaims for everyone: unthrottled, as stock */
-	{ "kswapd", { .kswapd = true, .kthread = true, .limit = true },
-	  ZSWAP_FB_UNTHROTTLED },
+	{ "kswapd", { .kswapd = true, .kthread = true, .limit = true,
+		      .controlled = true }, ZSWAP_FB_UNTHROTTLED },
 	{ "kswapd_root_charge", { .kswapd = true, .kthread = true, .own_charge = true,
-				  .limit = true }, ZSWAP_FB_UNTHROTTLED },
+				  .limit = true, .controlled = true }, ZSWAP_FB_UNTHROTTLED },
 	/* a task at its memcg's limit, reclaiming that memcg: its own charge */
-	{ "own_limit_reclaim", { .own_charge = true, .limit = true },
+	{ "own_limit_reclaim", { .own_charge = true, .limit = true, .controlled = true },
 	  ZSWAP_FB_THROTTLED },
 	/* a task of another cgroup reclaiming this one */
-	{ "other_cgroup_reclaim", { .limit = true }, ZSWAP_FB_UNTHROTTLED },
+	{ "other_cgroup_reclaim", { .limit = true, .controlled = true },
+	  ZSWAP_FB_UNTHROTTLED },
 	/* global direct reclaim by a task of the memcg, under no limit */
-	{ "global_reclaim", { .own_charge = true }, ZSWAP_FB_UNTHROTTLED },
+	{ "global_reclaim", { .own_charge = true, .controlled = true },
+	  ZSWAP_FB_UNTHROTTLED },
 	/* memory.reclaim written by a task outside the memcg */
-	{ "memory_reclaim", { }, ZSWAP_FB_UNTHROTTLED },
+	{ "memory_reclaim", { .controlled = true }, ZSWAP_FB_UNTHROTTLED },
 	/* shrink_worker()'s folio allocation reclaiming: pool-limit path */
-	{ "shrink_worker_retry", { .kthread = true, .limit = true }, ZSWAP_FB_BACKOFF },
+	{ "shrink_worker_retry", { .kthread = true, .limit = true, .controlled = true },
+	  ZSWAP_FB_BACKOFF },
 	/* any other kthread, even charging to the memcg */
-	{ "kworker_active_memcg", { .kthread = true, .own_charge = true, .limit = true },
+	{ "kworker_active_memcg", { .kthread = true, .own_charge = true, .limit = true,
+				    .controlled = true }, ZSWAP_FB_BACKOFF },
+	/* no IO controller: its own limit reclaim neither waits nor is throttled */
+	{ "no_controller", { .own_charge = true, .limit = true }, ZSWAP_FB_UNTHROTTLED },
+	/* no IO controller: other kthreads still back off, without waiting */
+	{ "no_controller_kworker", { .kthread = true, .own_charge = true, .limit = true },
 	  ZSWAP_FB_BACKOFF },
 };
 
@@ -1766,6 +1809,53 @@ static void zswap_test_zswap_wb_fallback_mode_per_caller(struct kunit *test)
 	const struct zswap_test_caller_case *c = test->param_value;
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_fallback_mode(&c->r), c->mode);
+}
+
+struct zswap_test_target_case {
+	const char *name;
+	bool target;
+	bool proactive;
+	bool limit;
+};
+
+/* What vmscan passes in struct shrink_control, and what zswap makes of it. */
+static const struct zswap_test_target_case zswap_test_target_cases[] = {
+	/* try_to_free_mem_cgroup_pages() for a charge */
+	{ "limit_reclaim", .target = true, .limit = true },
+	/* kswapd and global direct reclaim: no target */
+	{ "global_reclaim" },
+	/* memory.reclaim: a target, but proactive */
+	{ "memory_reclaim", .target = true, .proactive = true },
+	/* drop_caches: proactive, no target */
+	{ "drop_caches", .proactive = true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_target, zswap_test_target_cases, name);
+
+/*
+ * Limit reclaim is what vmscan says it is: the memcg being shrunk is the
+ * root, so its usage says nothing, and only the reclaim's target and kind
+ * can make the row a limit reclaim.
+ */
+static void zswap_test_zswap_reclaimer_of_limit_from_vmscan(struct kunit *test)
+{
+	const struct zswap_test_target_case *c = test->param_value;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+	struct zswap_reclaimer r = { };
+
+	if (!IS_ENABLED(CONFIG_MEMCG))
+		kunit_skip(test, "Test requires: CONFIG_MEMCG");
+#ifdef CONFIG_MEMCG
+	sc.memcg = root_mem_cgroup;
+	sc.target_memcg = c->target ? root_mem_cgroup : NULL;
+#endif
+	sc.proactive = c->proactive;
+	kunit_deactivate_static_stub(test, zswap_reclaimer_of);
+
+	zswap_reclaimer_of(&sc, &r);
+	KUNIT_EXPECT_EQ(test, r.limit, c->limit);
+	KUNIT_EXPECT_TRUE(test, r.kthread);
+	KUNIT_EXPECT_FALSE(test, r.kswapd);
 }
 
 /*
@@ -1814,7 +1904,8 @@ static void zswap_test_zswap_shrinker_scan_worker_progress(struct kunit *test)
 	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
 
 	zswap_test_struggling_claim(test);
-	w->reclaimer = (struct zswap_reclaimer) { .own_charge = true, .limit = true };
+	w->reclaimer = (struct zswap_reclaimer) { .own_charge = true, .limit = true,
+						  .controlled = true };
 	w->progress = 5;
 	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 0);
 	KUNIT_EXPECT_EQ(test, w->waits, 1);
@@ -1942,6 +2033,7 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_run_disabled_puts),
 	KUNIT_CASE(zswap_test_zswap_wb_run_takes_claim),
 	KUNIT_CASE(zswap_test_zswap_wb_run_submits_each_chunk),
+	KUNIT_CASE(zswap_test_zswap_wb_run_no_controller_unthrottled),
 	KUNIT_CASE(zswap_test_zswap_wb_run_drains_once_per_chunk),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_empty_lru),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_no_progress),
@@ -1961,6 +2053,8 @@ static struct kunit_case zswap_wb_test_cases[] = {
 			 zswap_test_caller_gen_params),
 	KUNIT_CASE_PARAM(zswap_test_zswap_shrinker_scan_fallback_per_caller,
 			 zswap_test_caller_gen_params),
+	KUNIT_CASE_PARAM(zswap_test_zswap_reclaimer_of_limit_from_vmscan,
+			 zswap_test_target_gen_params),
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_worker_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled),

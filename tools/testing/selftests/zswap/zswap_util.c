@@ -1249,3 +1249,308 @@ long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag)
 	}
 	return bad;
 }
+
+static bool zs_tracefs_mounted;
+
+static void zs_tracefs_release(void)
+{
+	if (zs_tracefs_mounted && !umount(ZS_TRACEFS))
+		zs_tracefs_mounted = false;
+}
+
+int zs_tracefs_ready(char *why, size_t len)
+{
+	if (!access(ZS_TRACEFS "/instances", F_OK))
+		return 0;
+	if (mount("tracefs", ZS_TRACEFS, "tracefs", 0, NULL)) {
+		snprintf(why, len, "no tracefs at %s (CONFIG_FTRACE)", ZS_TRACEFS);
+		return -1;
+	}
+	zs_tracefs_mounted = true;
+	zs_on_cleanup(zs_tracefs_release);
+	return 0;
+}
+
+/* Makes the trace instance @inst afresh. */
+int zs_trace_instance(const char *inst, char *why, size_t len)
+{
+	rmdir(inst);
+	if (mkdir(inst, 0755)) {
+		snprintf(why, len, "cannot make trace instance %s: %s", inst,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads a file of any size; the caller frees it. NULL on error. */
+char *zs_read_big(const char *path, size_t *lenp)
+{
+	size_t len = 0, cap = ZS_BIG_BUF;
+	char *buf, *tmp;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap);
+	while (buf) {
+		if (cap - len < 4096) {
+			tmp = realloc(buf, cap * 2);
+			if (!tmp) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = tmp;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (buf) {
+		buf[len] = '\0';
+		if (lenp)
+			*lenp = len;
+	}
+	return buf;
+}
+
+#define ZS_SLEEP_INST		ZS_TRACEFS "/instances/zswap_sleeps"
+#define ZS_SLEEP_EVENT		ZS_SLEEP_INST "/events/sched/sched_switch"
+#define ZS_MAX_FRAMES		32
+
+static char zs_sleep_cmd[1024];
+static bool zs_sleep_on;
+
+const char *zs_sleep_class_name(enum zs_sleep_class c)
+{
+	static const char * const names[] = {
+		[ZS_SLEEP_OTHER] = "other",
+		[ZS_SLEEP_BUDGET] = "a cgroup IO budget",
+		[ZS_SLEEP_SWAP] = "a zswap or swap write wait (worker, cap)",
+		[ZS_SLEEP_WRITEBACK] = "a folio under writeback",
+		[ZS_SLEEP_RECLAIM] = "reclaim_throttle",
+	};
+
+	return c < ZS_NR_SLEEP_CLASSES ? names[c] : "?";
+}
+
+/*
+ * What blocks by design and says nothing of why: the scheduler's entry
+ * points and the generic wait helpers. The first frame below them is
+ * the code that chose to wait.
+ */
+static bool zs_frame_is_primitive(const char *f)
+{
+	static const char * const prims[] = {
+		"__schedule", "schedule", "schedule_timeout",
+		"schedule_timeout_uninterruptible", "schedule_timeout_killable",
+		"schedule_timeout_interruptible", "schedule_hrtimeout_range",
+		"schedule_hrtimeout_range_clock", "schedule_hrtimeout",
+		"io_schedule", "io_schedule_timeout", "schedule_preempt_disabled",
+		"do_wait_for_common", "__wait_for_common", "wait_for_common",
+		"wait_for_common_io", "wait_for_completion",
+		"wait_for_completion_io", "wait_for_completion_timeout",
+		"wait_for_completion_io_timeout", "wait_for_completion_killable",
+		"msleep", "usleep_range_state",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prims); i++)
+		if (!strcmp(f, prims[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A wait in a cgroup IO controller, anywhere on the stack: iocost's
+ * throttle, the blkcg delay iocost and io.latency set (paid at return to
+ * user or by a kthread), io.latency's queue depth, blk-throttle.
+ */
+static bool zs_frame_is_budget(const char *f)
+{
+	return !strncmp(f, "ioc_rqos_throttle", 17) ||
+	       !strncmp(f, "blkcg_maybe_throttle", 20) ||
+	       strstr(f, "iolatency") || !strncmp(f, "blk_throtl", 10) ||
+	       !strncmp(f, "throtl_", 7);
+}
+
+/* zswap's own waits, or the swap write path's (a cap on throttled IO). */
+static bool zs_frame_is_swap_wait(const char *f)
+{
+	return !strncmp(f, "zswap_", 6) || !strncmp(f, "swap_sio", 8) ||
+	       !strcmp(f, "swap_add_folio") || !strncmp(f, "swap_write", 10) ||
+	       !strcmp(f, "swap_writeout") || !strcmp(f, "__swap_writepage");
+}
+
+static enum zs_sleep_class zs_sleep_classify(char frames[][64], int n)
+{
+	int i, first = -1;
+
+	for (i = 0; i < n; i++)
+		if (zs_frame_is_budget(frames[i]))
+			return ZS_SLEEP_BUDGET;
+	for (i = 0; i < n && first < 0; i++)
+		if (!zs_frame_is_primitive(frames[i]))
+			first = i;
+	if (first < 0)
+		return ZS_SLEEP_OTHER;
+	if (zs_frame_is_swap_wait(frames[first]))
+		return ZS_SLEEP_SWAP;
+	if (!strcmp(frames[first], "reclaim_throttle"))
+		return ZS_SLEEP_RECLAIM;
+	for (i = first; i < n && i < first + 3; i++)
+		if (strstr(frames[i], "folio_wait_writeback") ||
+		    strstr(frames[i], "folio_wait_stable"))
+			return ZS_SLEEP_WRITEBACK;
+	return ZS_SLEEP_OTHER;
+}
+
+/**
+ * zs_sleep_trace_start() - count blocking sleeps with their stacks
+ * @comm_filter: a filter on prev_comm (e.g. 'prev_comm == "x"'), or NULL
+ *               for every task
+ * @why: the reason on failure
+ * @len: the size of @why
+ *
+ * Return: 0, or -1 with @why filled in. zs_sleep_trace_stop() (also run
+ * at exit) takes the trigger off.
+ */
+int zs_sleep_trace_start(const char *comm_filter, char *why, size_t len)
+{
+	int ret;
+
+	if (zs_tracefs_ready(why, len))
+		return -1;
+	zs_on_cleanup(zs_sleep_trace_stop);
+	zs_sleep_trace_stop();
+	if (zs_trace_instance(ZS_SLEEP_INST, why, len))
+		return -1;
+	if (access(ZS_SLEEP_EVENT "/trigger", F_OK)) {
+		snprintf(why, len, "no sched:sched_switch event (CONFIG_FTRACE)");
+		return -1;
+	}
+	/* S is 1 and D is 2 in the event's prev_state; preemption is neither */
+	snprintf(zs_sleep_cmd, sizeof(zs_sleep_cmd),
+		 "hist:keys=prev_comm,common_stacktrace:vals=hitcount:size=16384 if (prev_state == 1 || prev_state == 2)%s%s%s",
+		 comm_filter ? " && (" : "", comm_filter ? comm_filter : "",
+		 comm_filter ? ")" : "");
+	ret = zs_write_file(ZS_SLEEP_EVENT "/trigger", zs_sleep_cmd);
+	if (ret) {
+		snprintf(why, len,
+			 "cannot set a stacktrace hist trigger on sched_switch (CONFIG_HIST_TRIGGERS): %s",
+			 strerror(-ret));
+		return -1;
+	}
+	zs_sleep_on = true;
+	return 0;
+}
+
+void zs_sleep_trace_stop(void)
+{
+	char off[sizeof(zs_sleep_cmd) + 1];
+
+	if (zs_sleep_on) {
+		snprintf(off, sizeof(off), "!%s", zs_sleep_cmd);
+		zs_write_file(ZS_SLEEP_EVENT "/trigger", off);
+		zs_sleep_on = false;
+	}
+	rmdir(ZS_SLEEP_INST);
+}
+
+/* One "{ prev_comm: ..., common_stacktrace: ... } hitcount: N" entry. */
+static void zs_sleep_entry(char *blk, struct zs_sleeps *s)
+{
+	char frames[ZS_MAX_FRAMES][64], comm[32] = "?", *p, *line, *save;
+	enum zs_sleep_class c;
+	long long hits;
+	size_t off;
+	int n = 0, i;
+
+	p = strstr(blk, "hitcount:");
+	if (!p)
+		return;
+	hits = strtoll(p + 9, NULL, 10);
+	*p = '\0';
+	p = strstr(blk, "prev_comm: ");
+	if (p) {
+		if (sscanf(p + 11, "%31[^,]", comm) != 1)
+			strcpy(comm, "?");
+		for (i = strlen(comm); i > 0 && comm[i - 1] == ' '; i--)
+			comm[i - 1] = '\0';
+	}
+	for (line = strtok_r(blk, "\n", &save); line && n < ZS_MAX_FRAMES;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "+0x"))
+			continue;
+		while (*line == ' ')
+			line++;
+		if (sscanf(line, "%63[^+ ]", frames[n]) == 1)
+			n++;
+	}
+	if (!n)
+		return;
+	c = zs_sleep_classify(frames, n);
+	s->hits[c] += hits;
+	s->total += hits;
+	if (hits <= s->example_hits[c])
+		return;
+	s->example_hits[c] = hits;
+	off = snprintf(s->example[c], ZS_STACK_LEN, "%s:", comm);
+	for (i = 0; i < n && off < ZS_STACK_LEN; i++)
+		off += snprintf(s->example[c] + off, ZS_STACK_LEN - off, "%s%s",
+				i ? " < " : " ", frames[i]);
+}
+
+/**
+ * zs_sleep_trace_read() - what zs_sleep_trace_start()'s trigger counted
+ * @s: filled in
+ *
+ * Return: 0, or -1 when the hist cannot be read.
+ */
+int zs_sleep_trace_read(struct zs_sleeps *s)
+{
+	char *buf, *blk, *next, *p;
+
+	memset(s, 0, sizeof(*s));
+	buf = zs_read_big(ZS_SLEEP_EVENT "/hist", NULL);
+	if (!buf)
+		return -1;
+	p = strstr(buf, "Dropped: ");
+	if (p)
+		s->dropped = strtoll(p + 9, NULL, 10);
+	for (blk = strchr(buf, '{'); blk; blk = next) {
+		next = strchr(blk + 1, '{');
+		if (next)
+			next[-1] = '\0';
+		zs_sleep_entry(blk, s);
+	}
+	free(buf);
+	return 0;
+}
+
+void zs_sleeps_print(const char *who, const struct zs_sleeps *s)
+{
+	int c;
+
+	ksft_print_msg("%s: %lld blocking sleeps traced, %lld dropped\n", who,
+		       s->total, s->dropped);
+	for (c = ZS_SLEEP_BUDGET; c < ZS_NR_SLEEP_CLASSES; c++) {
+		if (!s->hits[c])
+			continue;
+		ksft_print_msg("%s: %lld in %s, e.g. %s\n", who, s->hits[c],
+			       zs_sleep_class_name(c), s->example[c]);
+	}
+}

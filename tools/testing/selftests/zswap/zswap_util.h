@@ -130,6 +130,56 @@ int zs_iocost_set(const struct zs_env *env, const struct zs_disk *d,
 long long zs_io_stat(const char *cg, const struct zs_disk *d, const char *key);
 long long zs_psi_full_us(const char *cg, const char *res);
 
+/* tracefs: mounted if it is not (unmounted at exit), and instances. */
+#define ZS_TRACEFS		"/sys/kernel/tracing"
+int zs_tracefs_ready(char *why, size_t len);
+int zs_trace_instance(const char *inst, char *why, size_t len);
+char *zs_read_big(const char *path, size_t *lenp);
+
+/*
+ * Blocking sleeps (S or D) with their kernel stacks, counted by a hist
+ * trigger on sched:sched_switch in a trace instance of their own, and
+ * sorted by what the task waited for. This is the kernel's own
+ * instrumentation: it sees every sleep, not samples, and does not depend
+ * on any counter of the series.
+ */
+enum zs_sleep_class {
+	ZS_SLEEP_OTHER,
+	/* in a cgroup IO controller: iocost, io.max, io.latency, a blkcg delay */
+	ZS_SLEEP_BUDGET,
+	/* in a wait of zswap's or the swap write path's own: a worker, a cap */
+	ZS_SLEEP_SWAP,
+	/* on a folio under writeback */
+	ZS_SLEEP_WRITEBACK,
+	/* in reclaim_throttle() */
+	ZS_SLEEP_RECLAIM,
+	ZS_NR_SLEEP_CLASSES,
+};
+
+#define ZS_STACK_LEN		768
+
+/**
+ * struct zs_sleeps - blocking sleeps seen by the trace, by class
+ * @hits: sleeps of each class
+ * @example: the most frequent stack of each class ("comm: f1 < f2 < ...")
+ * @example_hits: how many sleeps @example stands for
+ * @total: all sleeps seen
+ * @dropped: sleeps the hist could not count (its table was full)
+ */
+struct zs_sleeps {
+	long long hits[ZS_NR_SLEEP_CLASSES];
+	char example[ZS_NR_SLEEP_CLASSES][ZS_STACK_LEN];
+	long long example_hits[ZS_NR_SLEEP_CLASSES];
+	long long total;
+	long long dropped;
+};
+
+const char *zs_sleep_class_name(enum zs_sleep_class c);
+int zs_sleep_trace_start(const char *comm_filter, char *why, size_t len);
+int zs_sleep_trace_read(struct zs_sleeps *s);
+void zs_sleep_trace_stop(void);
+void zs_sleeps_print(const char *who, const struct zs_sleeps *s);
+
 /* Page contents */
 enum zs_pattern {
 	ZS_PAT_RANDOM,		/* incompressible */
