@@ -166,9 +166,13 @@ static int run_case(char *why, size_t len)
 			       c1.val[i] - before);
 		moved += c1.val[i] != before;
 	}
-	if (msg != 'D')
+	if (msg == -ETIMEDOUT)
 		snprintf(why, len, "the workload did not finish within %d s",
 			 WL_MS / 1000);
+	else if (msg != 'D')
+		snprintf(why, len,
+			 "the workload ended after %.1f s without finishing (%d): killed or failed",
+			 t0 / 1000.0, msg);
 	else if (s.hits[ZS_SLEEP_BUDGET] || s.hits[ZS_SLEEP_SWAP])
 		snprintf(why, len,
 			 "%lld sleeps in an IO budget and %lld in a zswap/swap write wait with no IO controller; expected 0",
