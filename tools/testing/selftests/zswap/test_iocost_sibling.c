@@ -88,7 +88,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -196,8 +195,7 @@
  */
 #define SO_HELD_MS		3000
 
-#define TRACEFS			"/sys/kernel/tracing"
-#define TRACE_INST		TRACEFS "/instances/zswap_selftest"
+#define TRACE_INST		ZS_TRACEFS "/instances/zswap_selftest"
 #define BIO_EVENT		TRACE_INST "/events/block/block_bio_queue"
 
 /*
@@ -544,39 +542,7 @@ static pid_t start_workload(const char *cg, struct wl_arg *wa, size_t size,
  * remap, so sectors are the whole disk's).
  */
 static char bio_hist_cmd[ZS_VAL_LEN];
-static bool bio_hist_on, tracefs_mounted;
-
-static void tracefs_release(void)
-{
-	if (tracefs_mounted && !umount(TRACEFS))
-		tracefs_mounted = false;
-}
-
-/* Mounts tracefs unless it is; unmounted at cleanup if mounted here. */
-static int tracefs_ready(char *why, size_t len)
-{
-	if (!access(TRACEFS "/instances", F_OK))
-		return 0;
-	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
-		snprintf(why, len, "no tracefs at %s", TRACEFS);
-		return -1;
-	}
-	tracefs_mounted = true;
-	zs_on_cleanup(tracefs_release);
-	return 0;
-}
-
-/* Makes the trace instance @inst afresh. */
-static int trace_instance(const char *inst, char *why, size_t len)
-{
-	rmdir(inst);
-	if (mkdir(inst, 0755)) {
-		snprintf(why, len, "cannot make trace instance %s: %s",
-			 inst, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
+static bool bio_hist_on;
 
 /* The address of the kernel function @name, from /proc/kallsyms. */
 static int ksym_addr(const char *name, unsigned long long *addr,
@@ -677,10 +643,10 @@ static int bio_trace_start(char *why, size_t len)
 	unsigned long long start, end;
 	int ret;
 
-	if (tracefs_ready(why, len))
+	if (zs_tracefs_ready(why, len))
 		return -1;
 	zs_on_cleanup(bio_trace_stop);
-	if (trace_instance(TRACE_INST, why, len))
+	if (zs_trace_instance(TRACE_INST, why, len))
 		return -1;
 	if (access(BIO_EVENT "/trigger", F_OK)) {
 		snprintf(why, len, "no block:block_bio_queue event (CONFIG_FTRACE)");
@@ -1221,7 +1187,7 @@ out:
 #define SHRINK_BATCH_NR		128
 #define NR_DEFERRED_REDEFER_PCT	1
 
-#define SHR_INST		TRACEFS "/instances/zswap_selftest_shrink"
+#define SHR_INST		ZS_TRACEFS "/instances/zswap_selftest_shrink"
 #define SHR_START		SHR_INST "/events/vmscan/mm_shrink_slab_start"
 #define SHR_END			SHR_INST "/events/vmscan/mm_shrink_slab_end"
 
@@ -1431,10 +1397,10 @@ static int shr_trace_start(char *why, size_t len)
 	unsigned long long addr;
 
 	if (ksym_addr("zswap_shrinker_scan", &addr, why, len) ||
-	    tracefs_ready(why, len))
+	    zs_tracefs_ready(why, len))
 		return -1;
 	zs_on_cleanup(shr_trace_stop);
-	if (trace_instance(SHR_INST, why, len))
+	if (zs_trace_instance(SHR_INST, why, len))
 		return -1;
 	if (access(SHR_START "/trigger", F_OK) ||
 	    access(SHR_END "/trigger", F_OK)) {
@@ -1907,7 +1873,7 @@ out:
 #define PL_RUNS_MAX		65536
 #define PL_QUEUED_MAX		65536
 
-#define WQ_INST			TRACEFS "/instances/zswap_selftest_wq"
+#define WQ_INST			ZS_TRACEFS "/instances/zswap_selftest_wq"
 
 /*
  * Enabled in this order, so that the start and end of every queueing
@@ -1932,10 +1898,10 @@ static int wq_trace_start(char *why, size_t len)
 
 	if (ksym_addr("shrink_worker", &sw, why, len) ||
 	    ksym_addr("zswap_wb_work_fn", &wb, why, len) ||
-	    tracefs_ready(why, len))
+	    zs_tracefs_ready(why, len))
 		return -1;
 	zs_on_cleanup(wq_trace_stop);
-	if (trace_instance(WQ_INST, why, len))
+	if (zs_trace_instance(WQ_INST, why, len))
 		return -1;
 	/* queued on one CPU, run on another: a clock good across CPUs */
 	ret = zs_write_file(WQ_INST "/trace_clock", "mono");

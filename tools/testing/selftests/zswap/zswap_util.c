@@ -1110,6 +1110,39 @@ long long zs_psi_full_us(const char *cg, const char *res)
 	return p ? strtoll(p + 6, NULL, 10) : -1;
 }
 
+static bool zs_tracefs_mounted;
+
+static void zs_tracefs_release(void)
+{
+	if (zs_tracefs_mounted && !umount(ZS_TRACEFS))
+		zs_tracefs_mounted = false;
+}
+
+int zs_tracefs_ready(char *why, size_t len)
+{
+	if (!access(ZS_TRACEFS "/instances", F_OK))
+		return 0;
+	if (mount("tracefs", ZS_TRACEFS, "tracefs", 0, NULL)) {
+		snprintf(why, len, "no tracefs at %s (CONFIG_FTRACE)", ZS_TRACEFS);
+		return -1;
+	}
+	zs_tracefs_mounted = true;
+	zs_on_cleanup(zs_tracefs_release);
+	return 0;
+}
+
+/* Makes the trace instance @inst afresh. */
+int zs_trace_instance(const char *inst, char *why, size_t len)
+{
+	rmdir(inst);
+	if (mkdir(inst, 0755)) {
+		snprintf(why, len, "cannot make trace instance %s: %s", inst,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 const char *zs_pattern_name(enum zs_pattern pat)
 {
 	switch (pat) {
@@ -1248,39 +1281,6 @@ long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag)
 		*w = tag ^ i;
 	}
 	return bad;
-}
-
-static bool zs_tracefs_mounted;
-
-static void zs_tracefs_release(void)
-{
-	if (zs_tracefs_mounted && !umount(ZS_TRACEFS))
-		zs_tracefs_mounted = false;
-}
-
-int zs_tracefs_ready(char *why, size_t len)
-{
-	if (!access(ZS_TRACEFS "/instances", F_OK))
-		return 0;
-	if (mount("tracefs", ZS_TRACEFS, "tracefs", 0, NULL)) {
-		snprintf(why, len, "no tracefs at %s (CONFIG_FTRACE)", ZS_TRACEFS);
-		return -1;
-	}
-	zs_tracefs_mounted = true;
-	zs_on_cleanup(zs_tracefs_release);
-	return 0;
-}
-
-/* Makes the trace instance @inst afresh. */
-int zs_trace_instance(const char *inst, char *why, size_t len)
-{
-	rmdir(inst);
-	if (mkdir(inst, 0755)) {
-		snprintf(why, len, "cannot make trace instance %s: %s", inst,
-			 strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 /* Reads a file of any size; the caller frees it. NULL on error. */
