@@ -40,6 +40,9 @@ build_dir=${build_dir:-$BUILD/kunit-$arch}
 [ -f "$kunitconfig" ] || die "no kunitconfig at $kunitconfig"
 [ -x "$tree/tools/testing/kunit/kunit.py" ] || die "$tree is not a kernel tree: run 'make tree' first"
 mkdir -p "$build_dir" "$LOGS"
+# kunit.py runs in the tree: relative paths would name directories there.
+build_dir=$(cd "$build_dir" && pwd) tree=$(cd "$tree" && pwd)
+kunitconfig=$(cd "$(dirname "$kunitconfig")" && pwd)/$(basename "$kunitconfig")
 
 # lenient_kunitconfig IN OUT: IN less the options $tree does not define.
 lenient_kunitconfig() {

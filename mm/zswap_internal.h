@@ -50,8 +50,9 @@ struct zswap_entry {
  *	is already in the swap cache (a sign that the walk has reached warm
  *	entries)
  * @ZSWAP_WALK_HIT_SWAPCACHE: out: the walk stopped at such an entry
- * @ZSWAP_WALK_THROTTLE: in: the walk's writeback may be throttled by the
- *	cgroup IO controllers (its bios carry REQ_BACKGROUND)
+ * @ZSWAP_WALK_PACE: in: the walk runs in the deferred writeback worker,
+ *	which pays its memcg's IO delay after the walk's batch is submitted
+ *	(zswap_wb_pay())
  * @ZSWAP_WALK_NORECLAIM: in: allocate without direct reclaim, never retry
  *	with it, and stop the walk when an allocation fails (the deferred
  *	writeback worker: it has no reserve access and must not force its
@@ -66,7 +67,7 @@ struct zswap_entry {
 enum zswap_walk_flags {
 	ZSWAP_WALK_STOP_ON_SWAPCACHE	= BIT(0),
 	ZSWAP_WALK_HIT_SWAPCACHE	= BIT(1),
-	ZSWAP_WALK_THROTTLE		= BIT(2),
+	ZSWAP_WALK_PACE			= BIT(2),
 	ZSWAP_WALK_NORECLAIM		= BIT(3),
 	ZSWAP_WALK_NOMEM		= BIT(4),
 	ZSWAP_WALK_MIGRATED		= BIT(5),
@@ -76,10 +77,11 @@ enum zswap_walk_flags {
  * struct zswap_walk - one LRU walk of zswap writeback
  * @flags: the walk's enum zswap_walk_flags, in and out
  * @io: the swap IO the walk's writes are gathered in, so that entries in
- *	consecutive slots go out in one bio; throttled or not for the whole
- *	walk (from ZSWAP_WALK_THROTTLE)
+ *	consecutive slots go out in one bio; issued as root, as all swap IO
  * @cpu: the CPU whose LRU-add batch the walk's first folio went into, or
  *	-1 before the walk allocates one
+ * @swap_type: the swap device the walk last wrote to, or -1 before it
+ *	writes: where a paced walk's IO cost is paid (zswap_wb_pay())
  *
  * Set up with zswap_walk_init(); whoever walks submits @io when the walk
  * ends, whatever ended it (zswap_walk_batch() does).
@@ -87,17 +89,18 @@ enum zswap_walk_flags {
 struct zswap_walk {
 	unsigned int flags;
 	int cpu;
+	int swap_type;
 	struct swap_io_ctx io;
 };
 
 /**
  * enum zswap_wb_reason - why zswap writes entries back
- * @ZSWAP_WB_SHRINKER: the memory-pressure shrinker's throttled writeback:
- *	its worker, or a reclaimer writing in place for its own charge
- * @ZSWAP_WB_RECLAIM: the memory-pressure shrinker's writeback, not
- *	throttled: in place for a reclaimer that must not sleep on the
- *	cgroup's IO budget (kswapd, global reclaim, reclaim on behalf of
- *	another cgroup), or anywhere for a memcg that no IO controller can
+ * @ZSWAP_WB_SHRINKER: the memory-pressure shrinker's writeback in its
+ *	worker, paced: the worker pays the memcg's IO delay between chunks
+ * @ZSWAP_WB_RECLAIM: the memory-pressure shrinker's writeback, not paced:
+ *	in place by a reclaimer (a task pays its cgroup's IO delay on its
+ *	return to user space, as for any swap-out; kswapd and global reclaim
+ *	do not), or in the worker for a memcg that no IO controller can
  *	throttle on the swap devices (swap_io_controlled())
  * @ZSWAP_WB_POOL_LIMIT: the pool is over max_pool_percent (shrink_worker())
  * @ZSWAP_WB_MEMCG_LIMIT: a cgroup is over memory.zswap.max (zswap_store())
@@ -146,9 +149,10 @@ struct zswap_reclaimer {
 /**
  * enum zswap_wb_fallback - what a struggling reclaimer does about writeback
  * @ZSWAP_FB_BACKOFF: nothing: the pending claim covers it
- * @ZSWAP_FB_UNTHROTTLED: write a chunk back in place, issued as root
+ * @ZSWAP_FB_UNTHROTTLED: write a chunk back in place at once
  * @ZSWAP_FB_THROTTLED: wait for the worker (bounded), then write a chunk
- *	back in place, throttled in the memcg's IO budget
+ *	back in place; the task pays its cgroup's IO delay on its return to
+ *	user space, as stock swap-out does
  */
 enum zswap_wb_fallback {
 	ZSWAP_FB_BACKOFF,
@@ -191,6 +195,7 @@ unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
 			      atomic_long_t *written);
 bool zswap_wb_allowed(struct mem_cgroup *memcg);
 bool zswap_wb_io_controlled(struct mem_cgroup *memcg);
+void zswap_wb_pay(struct mem_cgroup *memcg, const struct zswap_walk *walk);
 bool zswap_memcg_tryget_online(struct mem_cgroup *memcg);
 void zswap_memcg_put(struct mem_cgroup *memcg);
 bool zswap_wb_queue(struct work_struct *work, int nid);

@@ -1,80 +1,92 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the block cgroup rule that issues some bios as root.
+ * KUnit tests for the IO delay a blkcg's tasks, or a kernel thread working
+ * for the blkcg, sleep when an IO controller charged the blkcg more IO than
+ * it could afford.
  */
 #include <kunit/test.h>
-#include <linux/bio.h>
+#include <linux/ktime.h>
 
 #include "../blk-cgroup.h"
 
-struct issue_as_root_case {
-	const char *name;
-	blk_opf_t opf;
-	bool as_root;
-};
-
-#define W	REQ_OP_WRITE
-
-/*
- * Every combination of the three flags the rule reads, with and without an
- * unrelated flag (REQ_SYNC) that must not change the answer. Before the
- * rule learned about REQ_BACKGROUND, the two "swap+background" rows were
- * issued as root; those rows are the regression cases.
+/**
+ * struct throttle_case - one blkg chain and the delay it must give
+ * @name: the row's name
+ * @use_delay: the blkg's use_delay (negative: set by blkcg_set_delay())
+ * @delay_ms: the blkg's accumulated delay
+ * @parent_use_delay: the same for its parent (a child of the root)
+ * @parent_delay_ms: the same for its parent
+ * @slept_ms: the delay blkcg_maybe_throttle_blkg() must sleep
  */
-static const struct issue_as_root_case issue_as_root_cases[] = {
-	/* plain IO runs in its own cgroup */
-	{ "none",			W,						false },
-	{ "background",			W | REQ_BACKGROUND,				false },
-	/* swap IO is issued as root, unless it may be throttled */
-	{ "swap",			W | REQ_SWAP,					true },
-	{ "swap+background",		W | REQ_SWAP | REQ_BACKGROUND,			false },
-	/* metadata IO is always issued as root */
-	{ "meta",			W | REQ_META,					true },
-	{ "meta+background",		W | REQ_META | REQ_BACKGROUND,			true },
-	{ "meta+swap",			W | REQ_META | REQ_SWAP,			true },
-	{ "meta+swap+background",	W | REQ_META | REQ_SWAP | REQ_BACKGROUND,	true },
-	/* an unrelated flag changes nothing */
-	{ "sync",			W | REQ_SYNC,					false },
-	{ "sync+background",		W | REQ_SYNC | REQ_BACKGROUND,			false },
-	{ "sync+swap",			W | REQ_SYNC | REQ_SWAP,			true },
-	{ "sync+swap+background",	W | REQ_SYNC | REQ_SWAP | REQ_BACKGROUND,	false },
-	{ "sync+meta",			W | REQ_SYNC | REQ_META,			true },
-	{ "sync+meta+background",	W | REQ_SYNC | REQ_META | REQ_BACKGROUND,	true },
-	{ "sync+meta+swap",		W | REQ_SYNC | REQ_META | REQ_SWAP,		true },
-	{ "sync+meta+swap+background",
-		W | REQ_SYNC | REQ_META | REQ_SWAP | REQ_BACKGROUND,			true },
-	/* the operation does not matter either: a swap read is issued as root */
-	{ "read+swap",			REQ_OP_READ | REQ_SWAP,				true },
+struct throttle_case {
+	const char *name;
+	int use_delay;
+	u64 delay_ms;
+	int parent_use_delay;
+	u64 parent_delay_ms;
+	u64 slept_ms;
 };
 
-KUNIT_ARRAY_PARAM_DESC(issue_as_root, issue_as_root_cases, name);
+static const struct throttle_case throttle_cases[] = {
+	/* no controller asked for a delay: no sleep */
+	{ "none",		0, 20,	0, 0,	0 },
+	/* iocost's delay for debt (blkcg_set_delay()) is slept whole */
+	{ "set_delay",		-1, 20,	0, 0,	20 },
+	/* io.latency's counted delay (blkcg_use_delay()) is slept */
+	{ "use_delay",		1, 20,	0, 0,	20 },
+	/* a counted delay is clamped to a quarter second */
+	{ "use_delay_clamped",	1, 400,	0, 0,	250 },
+	/* an ancestor's larger delay is the one slept */
+	{ "ancestor",		-1, 5,	-1, 30,	30 },
+	/* the larger of the two, from the blkg itself */
+	{ "own_larger",		-1, 30,	1, 5,	30 },
+};
 
-static void blk_cgroup_test_blk_opf_issue_as_root_flags(struct kunit *test)
+KUNIT_ARRAY_PARAM_DESC(throttle, throttle_cases, name);
+
+static struct blkcg_gq *blk_cgroup_test_blkg(struct kunit *test,
+					     struct blkcg_gq *parent,
+					     int use_delay, u64 delay_ms)
 {
-	const struct issue_as_root_case *c = test->param_value;
+	struct blkcg_gq *blkg = kunit_kzalloc(test, sizeof(*blkg), GFP_KERNEL);
 
-	KUNIT_EXPECT_EQ_MSG(test, blk_opf_issue_as_root(c->opf), c->as_root,
-			    "opf %#x (%s)", (__force u32)c->opf, c->name);
+	KUNIT_ASSERT_NOT_NULL(test, blkg);
+	blkg->parent = parent;
+	atomic_set(&blkg->use_delay, use_delay);
+	atomic64_set(&blkg->delay_nsec, delay_ms * NSEC_PER_MSEC);
+	/* a fresh delay: nothing of it has decayed yet */
+	atomic64_set(&blkg->delay_start, ktime_get_ns());
+	return blkg;
 }
 
-/* bio_issue_as_root_blkg() decides by the bio's flags alone. */
-static void blk_cgroup_test_bio_issue_as_root_blkg_follows_opf(struct kunit *test)
+/*
+ * A kernel thread (this test's) sleeps the largest delay of its blkg and
+ * the blkg's ancestors below the root, clamped when the delay is counted:
+ * what zswap's writeback worker pays between its chunks.
+ */
+static void blk_cgroup_test_blkcg_maybe_throttle_blkg_delay(struct kunit *test)
 {
-	struct bio *bio = kunit_kzalloc(test, sizeof(*bio), GFP_KERNEL);
+	const struct throttle_case *c = test->param_value;
+	struct blkcg_gq *root, *parent, *blkg;
+	u64 start, slept, took;
 
-	KUNIT_ASSERT_NOT_NULL(test, bio);
+	root = blk_cgroup_test_blkg(test, NULL, -1, 1000);
+	parent = blk_cgroup_test_blkg(test, root, c->parent_use_delay,
+				      c->parent_delay_ms);
+	blkg = blk_cgroup_test_blkg(test, parent, c->use_delay, c->delay_ms);
 
-	bio->bi_opf = REQ_OP_WRITE | REQ_SWAP;
-	KUNIT_EXPECT_TRUE(test, bio_issue_as_root_blkg(bio));
+	start = ktime_get_ns();
+	slept = blkcg_maybe_throttle_blkg(blkg, false);
+	took = ktime_get_ns() - start;
 
-	bio->bi_opf = REQ_OP_WRITE | REQ_SWAP | REQ_BACKGROUND;
-	KUNIT_EXPECT_FALSE(test, bio_issue_as_root_blkg(bio));
+	KUNIT_EXPECT_EQ(test, slept, c->slept_ms * NSEC_PER_MSEC);
+	/* it really slept that long (a lower bound only: no timing test) */
+	KUNIT_EXPECT_GE(test, took, c->slept_ms * NSEC_PER_MSEC);
 }
 
 static struct kunit_case blk_cgroup_test_cases[] = {
-	KUNIT_CASE_PARAM(blk_cgroup_test_blk_opf_issue_as_root_flags,
-			 issue_as_root_gen_params),
-	KUNIT_CASE(blk_cgroup_test_bio_issue_as_root_blkg_follows_opf),
+	KUNIT_CASE_PARAM(blk_cgroup_test_blkcg_maybe_throttle_blkg_delay,
+			 throttle_gen_params),
 	{}
 };
 
@@ -85,5 +97,6 @@ static struct kunit_suite blk_cgroup_test_suite = {
 
 kunit_test_suite(blk_cgroup_test_suite);
 
-MODULE_DESCRIPTION("KUnit tests for the block cgroup issue-as-root rule");
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+MODULE_DESCRIPTION("KUnit tests for the block cgroup IO delay");
 MODULE_LICENSE("GPL");

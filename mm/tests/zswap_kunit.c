@@ -30,7 +30,6 @@ MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
  * @sio: the IO being gathered (one at a time, like the real context)
  * @submits: writes submitted
  * @pages: folios in them
- * @background: submitted writes whose bio would carry REQ_BACKGROUND
  * @drains: LRU-add drains (zswap_wb_lru_drain())
  * @drain_submits: @submits at the last drain
  * @lru_puts: folios put on the LRU before their write was queued
@@ -42,7 +41,6 @@ struct zswap_test_dev {
 	struct swap_iocb sio;
 	unsigned int submits;
 	unsigned int pages;
-	unsigned int background;
 	unsigned int drains;
 	unsigned int drain_submits;
 	unsigned int lru_puts;
@@ -55,8 +53,6 @@ static void zswap_test_dev_submit_write(struct swap_io_ctx *io)
 
 	d->submits++;
 	d->pages += io->sio->nr_bvecs;
-	if (swap_write_opf(io) & REQ_BACKGROUND)
-		d->background++;
 }
 
 static const struct swap_ops zswap_test_dev_ops = {
@@ -135,7 +131,6 @@ static void zswap_test_dev_queue(struct zswap_test_dev *d, struct swap_io_ctx *i
  * @result: what the stubbed writeback returns for entry i
  * @visits: how often writeback was attempted on entry i
  * @calls: writeback attempts in all
- * @throttled: writeback attempts whose swap IO context was throttled
  * @in_walk: a walk through zswap_test_walk() or the zswap_lru_walk() stub
  *	is under way
  * @walk_ref: entry i was referenced when that walk started
@@ -158,7 +153,6 @@ struct zswap_test_lru {
 	int result[ZSWAP_TEST_MAX_ENTRIES];
 	unsigned int visits[ZSWAP_TEST_MAX_ENTRIES];
 	unsigned int calls;
-	unsigned int throttled;
 	bool in_walk;
 	bool walk_ref[ZSWAP_TEST_MAX_ENTRIES];
 	unsigned int walk_attempts[ZSWAP_TEST_MAX_ENTRIES];
@@ -191,8 +185,6 @@ static int zswap_test_writeback_stub(struct zswap_entry *entry,
 	t->visits[i]++;
 	if (t->in_walk && (t->walk_ref[i] || t->walk_attempts[i]++))
 		t->revisits++;
-	if (ctx->throttled)
-		t->throttled++;
 	if (t->in_walk && t->io && t->io != ctx)
 		t->io_changed++;
 	t->io = ctx;
@@ -357,25 +349,6 @@ static void zswap_test_shrink_memcg_cb_rotates_referenced(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, walk.flags, ZSWAP_WALK_STOP_ON_SWAPCACHE);
 }
 
-/* The walk's throttle flag reaches the swap IO context of each write. */
-static void zswap_test_shrink_memcg_cb_throttle_reaches_io_ctx(struct kunit *test)
-{
-	struct zswap_test_lru *t = test->priv;
-	struct zswap_walk walk;
-
-	zswap_test_add_entries(test, 4, false, -ENOMEM);
-
-	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
-	zswap_test_walk(test, &walk, 2);
-	KUNIT_EXPECT_EQ(test, t->calls, 2);
-	KUNIT_EXPECT_EQ(test, t->throttled, 2);
-
-	zswap_walk_init(&walk, ZSWAP_WB_POOL_LIMIT);
-	zswap_test_walk(test, &walk, 2);
-	KUNIT_EXPECT_EQ(test, t->calls, 4);
-	KUNIT_EXPECT_EQ(test, t->throttled, 2);
-}
-
 struct zswap_test_reason_case {
 	const char *name;
 	enum zswap_wb_reason reason;
@@ -383,13 +356,13 @@ struct zswap_test_reason_case {
 };
 
 static const struct zswap_test_reason_case zswap_test_reason_cases[] = {
-	/* memory pressure: throttled, stops at warm entries, no direct reclaim */
+	/* the worker under memory pressure: paced, stops at warm entries, no direct reclaim */
 	{ "shrinker", ZSWAP_WB_SHRINKER,
-	  ZSWAP_WALK_STOP_ON_SWAPCACHE | ZSWAP_WALK_THROTTLE | ZSWAP_WALK_NORECLAIM },
-	/* in place for a reclaimer that may not sleep on the IO budget: not throttled */
+	  ZSWAP_WALK_STOP_ON_SWAPCACHE | ZSWAP_WALK_PACE | ZSWAP_WALK_NORECLAIM },
+	/* in place, or the worker with no IO controller: not paced */
 	{ "reclaim", ZSWAP_WB_RECLAIM,
 	  ZSWAP_WALK_STOP_ON_SWAPCACHE | ZSWAP_WALK_NORECLAIM },
-	/* a full pool rejects stores until it drains: never throttled */
+	/* a full pool rejects stores until it drains: never paced */
 	{ "pool_limit", ZSWAP_WB_POOL_LIMIT, 0 },
 	/* memory.zswap.max reached: the same */
 	{ "memcg_limit", ZSWAP_WB_MEMCG_LIMIT, 0 },
@@ -398,7 +371,7 @@ static const struct zswap_test_reason_case zswap_test_reason_cases[] = {
 KUNIT_ARRAY_PARAM_DESC(zswap_test_reason, zswap_test_reason_cases, name);
 
 /*
- * Only shrinker writeback is throttled; the pool-limit paths must drain
+ * Only the shrinker's worker is paced; the pool-limit paths must drain
  * the pool at full speed or zswap_store() keeps rejecting.
  */
 static void zswap_test_zswap_wb_walk_flags_per_reason(struct kunit *test)
@@ -406,114 +379,6 @@ static void zswap_test_zswap_wb_walk_flags_per_reason(struct kunit *test)
 	const struct zswap_test_reason_case *c = test->param_value;
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_walk_flags(c->reason), c->flags);
-}
-
-struct zswap_test_opf_case {
-	const char *name;
-	unsigned long swap_flags;
-	bool throttled;
-	blk_opf_t opf;
-};
-
-static const struct zswap_test_opf_case zswap_test_opf_cases[] = {
-	/* normal swap-out: issued as root, unchanged */
-	{ "async", 0, false, REQ_OP_WRITE | REQ_SWAP },
-	/* zswap shrinker writeback: may be throttled */
-	{ "async_throttled", 0, true, REQ_OP_WRITE | REQ_SWAP | REQ_BACKGROUND },
-	/* synchronous devices follow the same rule */
-	{ "sync", SWP_SYNCHRONOUS_IO, false, REQ_OP_WRITE | REQ_SWAP },
-	{ "sync_throttled", SWP_SYNCHRONOUS_IO, true,
-	  REQ_OP_WRITE | REQ_SWAP | REQ_BACKGROUND },
-};
-
-KUNIT_ARRAY_PARAM_DESC(zswap_test_opf, zswap_test_opf_cases, name);
-
-/* A throttled swap IO context writes with REQ_BACKGROUND, and keeps REQ_SWAP. */
-static void zswap_test_swap_write_opf_throttled(struct kunit *test)
-{
-	const struct zswap_test_opf_case *c = test->param_value;
-	struct swap_info_struct *sis;
-	struct swap_io_ctx ctx = { .throttled = c->throttled };
-
-	sis = kunit_kzalloc(test, sizeof(*sis), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sis);
-	sis->flags = c->swap_flags;
-	ctx.sis = sis;
-
-	KUNIT_EXPECT_EQ(test, (__force u32)swap_write_opf(&ctx), (__force u32)c->opf);
-}
-
-/*
- * The places left for throttled writes' swap_iocbs: takes all it can,
- * gives them back. At most 2 * SWAP_CLUSTER_MAX are tried, so a missing
- * bound shows as more than the bound rather than as a hang.
- */
-static unsigned int zswap_test_throttled_sio_places(void)
-{
-	unsigned int i, n = 0;
-
-	while (n < 2 * SWAP_CLUSTER_MAX && swap_throttled_sio_tryget())
-		n++;
-	for (i = 0; i < n; i++)
-		swap_throttled_sio_put();
-	return n;
-}
-
-/*
- * Throttled writes may hold half of sio_pool's reserve (SWAP_CLUSTER_MAX
- * elements), never all of it, whatever else holds some now.
- */
-static void zswap_test_swap_throttled_sio_tryget_bound(struct kunit *test)
-{
-	unsigned int n = zswap_test_throttled_sio_places();
-
-	KUNIT_EXPECT_GE(test, n, 1);
-	KUNIT_EXPECT_LE(test, n, SWAP_CLUSTER_MAX / 2);
-	/* once a place is taken, one fewer is left, and back on its put */
-	if (swap_throttled_sio_tryget()) {
-		KUNIT_EXPECT_EQ(test, zswap_test_throttled_sio_places(), n - 1);
-		swap_throttled_sio_put();
-	}
-	KUNIT_EXPECT_EQ(test, zswap_test_throttled_sio_places(), n);
-}
-
-struct zswap_test_sio_case {
-	const char *name;
-	bool throttled;
-	int rw;
-	bool counted;
-};
-
-static const struct zswap_test_sio_case zswap_test_sio_cases[] = {
-	/* zswap shrinker writeback: holds one of the places */
-	{ "throttled_write", true, WRITE, true },
-	/* ordinary swap-out and every read: the whole pool, as before */
-	{ "write", false, WRITE, false },
-	{ "throttled_ctx_read", true, READ, false },
-	{ "read", false, READ, false },
-};
-
-KUNIT_ARRAY_PARAM_DESC(zswap_test_sio, zswap_test_sio_cases, name);
-
-/* A throttled write's swap_iocb holds a place until it is freed. */
-static void zswap_test_swap_sio_alloc_counts_throttled_writes(struct kunit *test)
-{
-	const struct zswap_test_sio_case *c = test->param_value;
-	struct swap_io_ctx ctx = { .throttled = c->throttled };
-	struct swap_iocb *sio;
-	unsigned int n;
-
-	KUNIT_ASSERT_EQ(test, sio_pool_init(), 0);
-	n = zswap_test_throttled_sio_places();
-	KUNIT_ASSERT_GE(test, n, 1);
-
-	sio = swap_sio_alloc(&ctx, c->rw);
-	KUNIT_ASSERT_NOT_NULL(test, sio);
-	KUNIT_EXPECT_EQ(test, sio->throttled, c->counted);
-	KUNIT_EXPECT_EQ(test, sio->nr_bvecs, 0);
-	KUNIT_EXPECT_EQ(test, zswap_test_throttled_sio_places(), n - c->counted);
-	swap_sio_free(sio);
-	KUNIT_EXPECT_EQ(test, zswap_test_throttled_sio_places(), n);
 }
 
 /*
@@ -716,28 +581,6 @@ static void zswap_test_zswap_walk_batch_nothing_written_nothing_submitted(struct
 	KUNIT_EXPECT_EQ(test, zswap_walk_batch(NULL, 0, &walk, &nr_to_walk), 0);
 	KUNIT_EXPECT_NULL(test, walk.io.sio);
 	KUNIT_EXPECT_EQ(test, t->dev.submits, 0);
-}
-
-/* A batch is throttled if its walk is, and never mixes the two. */
-static void zswap_test_zswap_walk_batch_throttle_per_batch(struct kunit *test)
-{
-	struct zswap_test_lru *t = test->priv;
-	unsigned long nr_to_walk = 3;
-	struct zswap_walk walk;
-
-	zswap_test_add_entries(test, 6, false, 0);
-
-	zswap_walk_init(&walk, ZSWAP_WB_SHRINKER);
-	zswap_walk_batch(NULL, 0, &walk, &nr_to_walk);
-	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
-	KUNIT_EXPECT_EQ(test, t->dev.background, 1);
-
-	nr_to_walk = 3;
-	zswap_walk_init(&walk, ZSWAP_WB_MEMCG_LIMIT);
-	zswap_walk_batch(NULL, 0, &walk, &nr_to_walk);
-	KUNIT_EXPECT_EQ(test, t->dev.submits, 2);
-	KUNIT_EXPECT_EQ(test, t->dev.background, 1);
-	KUNIT_EXPECT_EQ(test, t->dev.pages, 6);
 }
 
 /* The worker's chunks are its batches: one submission per chunk. */
@@ -1015,14 +858,8 @@ static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_no_swapcache_flag_on_other_errors),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_swapcache_ignored_unless_asked),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_rotates_referenced),
-	KUNIT_CASE(zswap_test_shrink_memcg_cb_throttle_reaches_io_ctx),
 	KUNIT_CASE_PARAM(zswap_test_zswap_wb_walk_flags_per_reason,
 			 zswap_test_reason_gen_params),
-	KUNIT_CASE_PARAM(zswap_test_swap_write_opf_throttled,
-			 zswap_test_opf_gen_params),
-	KUNIT_CASE(zswap_test_swap_throttled_sio_tryget_bound),
-	KUNIT_CASE_PARAM(zswap_test_swap_sio_alloc_counts_throttled_writes,
-			 zswap_test_sio_gen_params),
 	KUNIT_CASE(zswap_test_shrink_memcg_cb_uncapped_walk_revisits),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_all_referenced),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_failing_entries_once),
@@ -1035,7 +872,6 @@ static struct kunit_case zswap_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_walk_batch_submits_at_swapcache_stop),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_submits_past_errors),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_nothing_written_nothing_submitted),
-	KUNIT_CASE(zswap_test_zswap_walk_batch_throttle_per_batch),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_drains_once_per_batch),
 	KUNIT_CASE(zswap_test_zswap_walk_batch_no_drain_without_writeback),
 	KUNIT_CASE(zswap_test_zswap_walk_note_cpu_migration),
@@ -1121,6 +957,9 @@ struct zswap_test_wb {
 	unsigned long progress;
 	unsigned int waits;
 	unsigned long lru_len;
+	unsigned int pays;
+	unsigned int pay_submits[ZSWAP_TEST_MAX_WALKS];
+	unsigned int pay_walks[ZSWAP_TEST_MAX_WALKS];
 	struct completion started;
 	struct completion release;
 	struct zswap_test_dev dev;
@@ -1168,6 +1007,20 @@ static bool zswap_test_controlled_stub(struct mem_cgroup *memcg)
 	struct zswap_test_wb *w = kunit_get_current_test()->priv;
 
 	return w->controlled;
+}
+
+/* Records when the worker pays: after which submission and which walk. */
+static void zswap_test_pay_stub(struct mem_cgroup *memcg,
+				const struct zswap_walk *walk)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct zswap_test_wb *w = test->priv;
+
+	if (w->pays < ZSWAP_TEST_MAX_WALKS) {
+		w->pay_submits[w->pays] = w->dev.submits;
+		w->pay_walks[w->pays] = w->walks;
+	}
+	w->pays++;
 }
 
 static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
@@ -1267,6 +1120,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	kunit_activate_static_stub(test, zswap_wb_queue, zswap_test_queue_stub);
 	kunit_activate_static_stub(test, zswap_wb_allowed, zswap_test_allowed_stub);
 	kunit_activate_static_stub(test, zswap_wb_io_controlled, zswap_test_controlled_stub);
+	kunit_activate_static_stub(test, zswap_wb_pay, zswap_test_pay_stub);
 	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_walk_stub);
 	kunit_activate_static_stub(test, zswap_lruvec_state_of, zswap_test_state_stub);
 	kunit_activate_static_stub(test, zswap_reclaimer_of, zswap_test_reclaimer_stub);
@@ -1450,7 +1304,10 @@ static void zswap_test_zswap_wb_run_takes_claim(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_written), 40);
 }
 
-/* The worker submits each chunk's writes, throttled, before the next. */
+/*
+ * The worker submits each chunk's writes, then pays the memcg's IO delay,
+ * before it walks the next chunk: it never sleeps with a write queued.
+ */
 static void zswap_test_zswap_wb_run_submits_each_chunk(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
@@ -1462,16 +1319,19 @@ static void zswap_test_zswap_wb_run_submits_each_chunk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, NULL, 0), 28);
 	KUNIT_EXPECT_EQ(test, w->walks, 2);
 	KUNIT_EXPECT_EQ(test, w->dev.submits, 2);
-	KUNIT_EXPECT_EQ(test, w->dev.background, 2);
+	KUNIT_ASSERT_EQ(test, w->pays, 2);
+	KUNIT_EXPECT_EQ(test, w->pay_submits[0], 1);
+	KUNIT_EXPECT_EQ(test, w->pay_walks[0], 1);
+	KUNIT_EXPECT_EQ(test, w->pay_submits[1], 2);
+	KUNIT_EXPECT_EQ(test, w->pay_walks[1], 2);
 	KUNIT_EXPECT_EQ(test, w->dev.pages, 28);
 }
 
 /*
  * With no IO controller that could throttle the memcg's writes, the worker
- * writes unthrottled: no bio of its run carries REQ_BACKGROUND, so none
- * waits in a cgroup's budget or for the bound on throttled writes.
+ * is not paced: it never sleeps on a budget between its chunks.
  */
-static void zswap_test_zswap_wb_run_no_controller_unthrottled(struct kunit *test)
+static void zswap_test_zswap_wb_run_no_controller_not_paced(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
 
@@ -1481,10 +1341,10 @@ static void zswap_test_zswap_wb_run_no_controller_unthrottled(struct kunit *test
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, NULL, 0), 40);
 	KUNIT_ASSERT_EQ(test, w->walks, 2);
-	KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
-	KUNIT_EXPECT_FALSE(test, w->walk_flags[1] & ZSWAP_WALK_THROTTLE);
+	KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_PACE);
+	KUNIT_EXPECT_FALSE(test, w->walk_flags[1] & ZSWAP_WALK_PACE);
 	KUNIT_EXPECT_EQ(test, w->dev.submits, 2);
-	KUNIT_EXPECT_EQ(test, w->dev.background, 0);
+	KUNIT_EXPECT_EQ(test, w->pays, 0);
 	KUNIT_EXPECT_EQ(test, w->refs, 0);
 }
 
@@ -1548,8 +1408,8 @@ static void zswap_test_zswap_wb_chunks_stops_after_count(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sum, 70);
 }
 
-/* No chunk asks for more than SWAP_CLUSTER_MAX, and every chunk is throttled. */
-static void zswap_test_zswap_wb_chunks_bounded_and_throttled(struct kunit *test)
+/* No chunk asks for more than SWAP_CLUSTER_MAX, and every chunk is paced. */
+static void zswap_test_zswap_wb_chunks_bounded_and_paced(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
 	unsigned int i;
@@ -1559,8 +1419,21 @@ static void zswap_test_zswap_wb_chunks_bounded_and_throttled(struct kunit *test)
 	KUNIT_EXPECT_GE(test, w->walks, 3);
 	for (i = 0; i < w->walks; i++) {
 		KUNIT_EXPECT_LE(test, w->asked[i], SWAP_CLUSTER_MAX);
-		KUNIT_EXPECT_TRUE(test, w->walk_flags[i] & ZSWAP_WALK_THROTTLE);
+		KUNIT_EXPECT_TRUE(test, w->walk_flags[i] & ZSWAP_WALK_PACE);
 	}
+}
+
+/* A chunk that wrote nothing back made no IO to pay for. */
+static void zswap_test_zswap_wb_chunks_pays_only_after_writes(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->freed[0] = 0;
+	w->freed[1] = 3;
+	zswap_wb_chunks(NULL, 0, 2 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL);
+	KUNIT_ASSERT_EQ(test, w->walks, 2);
+	KUNIT_ASSERT_EQ(test, w->pays, 1);
+	KUNIT_EXPECT_EQ(test, w->pay_walks[0], 2);
 }
 
 struct zswap_test_struggle_case {
@@ -1599,7 +1472,10 @@ static void zswap_test_zswap_wb_struggling_rule(struct kunit *test)
 			c->struggling);
 }
 
-/* Without the worker's progress, the reclaimer writes back in place, one chunk. */
+/*
+ * Without the worker's progress, the reclaimer writes back in place, one
+ * chunk, not paced: a task pays its IO delay on its return to user space.
+ */
 static void zswap_test_zswap_wb_fallback_in_place(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
@@ -1609,7 +1485,8 @@ static void zswap_test_zswap_wb_fallback_in_place(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000, ZSWAP_FB_THROTTLED), 7);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 	KUNIT_EXPECT_EQ(test, w->asked[0], SWAP_CLUSTER_MAX);
-	KUNIT_EXPECT_TRUE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+	KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_PACE);
+	KUNIT_EXPECT_EQ(test, w->pays, 0);
 	/* the wait is bounded (generous margin: this is not a timing test) */
 	KUNIT_EXPECT_LE(test, jiffies - start, ZSWAP_WB_WAIT + HZ);
 }
@@ -1794,7 +1671,7 @@ static const struct zswap_test_caller_case zswap_test_caller_cases[] = {
 	/* any other kthread, even charging to the memcg */
 	{ "kworker_active_memcg", { .kthread = true, .own_charge = true, .limit = true,
 				    .controlled = true }, ZSWAP_FB_BACKOFF },
-	/* no IO controller: its own limit reclaim neither waits nor is throttled */
+	/* no IO controller: its own limit reclaim does not wait for the worker */
 	{ "no_controller", { .own_charge = true, .limit = true }, ZSWAP_FB_UNTHROTTLED },
 	/* no IO controller: other kthreads still back off, without waiting */
 	{ "no_controller_kworker", { .kthread = true, .own_charge = true, .limit = true },
@@ -1882,17 +1759,18 @@ static void zswap_test_zswap_shrinker_scan_fallback_per_caller(struct kunit *tes
 		KUNIT_EXPECT_EQ(test, w->waits, 0);
 		break;
 	case ZSWAP_FB_UNTHROTTLED:
-		/* no wait on the throttled worker, a chunk issued as root */
+		/* no wait on the paced worker, a chunk in place at once */
 		KUNIT_EXPECT_EQ(test, ret, SWAP_CLUSTER_MAX);
 		KUNIT_EXPECT_EQ(test, w->waits, 0);
 		KUNIT_ASSERT_EQ(test, w->walks, 1);
-		KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+		KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_PACE);
 		break;
 	case ZSWAP_FB_THROTTLED:
+		/* a bounded wait, then a chunk in place: never paced in reclaim */
 		KUNIT_EXPECT_EQ(test, ret, SWAP_CLUSTER_MAX);
 		KUNIT_EXPECT_EQ(test, w->waits, 1);
 		KUNIT_ASSERT_EQ(test, w->walks, 1);
-		KUNIT_EXPECT_TRUE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+		KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_PACE);
 		break;
 	}
 }
@@ -1943,7 +1821,7 @@ static void zswap_test_zswap_wb_fallback_unthrottled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->waits, 0);
 	KUNIT_ASSERT_EQ(test, w->walks, 1);
 	KUNIT_EXPECT_EQ(test, w->asked[0], SWAP_CLUSTER_MAX);
-	KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_THROTTLE);
+	KUNIT_EXPECT_FALSE(test, w->walk_flags[0] & ZSWAP_WALK_PACE);
 }
 
 /*
@@ -2033,13 +1911,14 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_run_disabled_puts),
 	KUNIT_CASE(zswap_test_zswap_wb_run_takes_claim),
 	KUNIT_CASE(zswap_test_zswap_wb_run_submits_each_chunk),
-	KUNIT_CASE(zswap_test_zswap_wb_run_no_controller_unthrottled),
+	KUNIT_CASE(zswap_test_zswap_wb_run_no_controller_not_paced),
 	KUNIT_CASE(zswap_test_zswap_wb_run_drains_once_per_chunk),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_empty_lru),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_no_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_at_swapcache),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_after_count),
-	KUNIT_CASE(zswap_test_zswap_wb_chunks_bounded_and_throttled),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_bounded_and_paced),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_pays_only_after_writes),
 	KUNIT_CASE_PARAM(zswap_test_zswap_wb_struggling_rule,
 			 zswap_test_struggle_gen_params),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_in_place),

@@ -8,6 +8,7 @@
  * through zs_cg_create(); zs_cleanup() undoes both at exit, including
  * when the kselftest runner stops a test with SIGTERM on timeout.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1281,6 +1283,65 @@ long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag)
 		*w = tag ^ i;
 	}
 	return bad;
+}
+
+/* Swaps @env's area on again, at the priority it had. */
+int zs_swapon(const struct zs_env *env)
+{
+	int flags = 0;
+
+	if (env->swap_prio >= 0)
+		flags = SWAP_FLAG_PREFER |
+			((env->swap_prio << SWAP_FLAG_PRIO_SHIFT) &
+			 SWAP_FLAG_PRIO_MASK);
+	return swapon(env->swap_path, flags) ? -errno : 0;
+}
+
+/* The KiB in use on the swap area @path, -1 if it is not listed. */
+long long zs_swap_used_kb(const char *path)
+{
+	char *buf, *line, *save, area[PATH_MAX], type[16];
+	long long size, used, ret = -1;
+
+	buf = malloc(ZS_BIG_BUF);
+	if (!buf || zs_read_file("/proc/swaps", buf, ZS_BIG_BUF) < 0) {
+		free(buf);
+		return -1;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%4095s %15s %lld %lld", area, type, &size,
+			   &used) == 4 && !strcmp(area, path)) {
+			ret = used;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+int zs_find_kthreads(const char *prefix, pid_t *pids, int max)
+{
+	char path[64], comm[64];
+	struct dirent *de;
+	int n = 0;
+	pid_t pid;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)) && n < max) {
+		pid = atoi(de->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (zs_read_file(path, comm, sizeof(comm)) >= 0 &&
+		    !strncmp(comm, prefix, strlen(prefix)))
+			pids[n++] = pid;
+	}
+	closedir(dir);
+	return n;
 }
 
 /* Reads a file of any size; the caller frees it. NULL on error. */

@@ -130,6 +130,13 @@ int zs_iocost_set(const struct zs_env *env, const struct zs_disk *d,
 long long zs_io_stat(const char *cg, const struct zs_disk *d, const char *key);
 long long zs_psi_full_us(const char *cg, const char *res);
 
+/* Swap areas */
+int zs_swapon(const struct zs_env *env);
+long long zs_swap_used_kb(const char *path);
+
+/* Kernel threads, by the start of their comm ("kswapd"); returns how many. */
+int zs_find_kthreads(const char *prefix, pid_t *pids, int max);
+
 /* tracefs: mounted if it is not (unmounted at exit), and instances. */
 #define ZS_TRACEFS		"/sys/kernel/tracing"
 int zs_tracefs_ready(char *why, size_t len);
