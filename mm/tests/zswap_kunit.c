@@ -931,6 +931,9 @@ static struct kunit_suite zswap_test_suite = {
  * @started: completed when @state's work starts (zswap_test_running_work())
  * @release: lets that work return
  * @dev: where the walks queue the writes of the entries they free
+ * @pays: calls of the zswap_wb_pay() stub
+ * @pay_submits: for each payment, the device's submissions made before it
+ * @pay_walks: for each payment, the walks made before it
  */
 struct zswap_test_wb {
 	struct zswap_lruvec_state state;

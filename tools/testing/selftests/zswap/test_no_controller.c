@@ -16,8 +16,10 @@
  *     sched:sched_switch); none may be in an IO budget or in a wait of
  *     zswap's or the swap write path's own (the worker, a cap). zswap's
  *     debugfs counters of waits, paced sleeps or throttled writeback
- *     (every file whose name says so) must not move. The case fails when
- *     nothing was written back: then it tested nothing.
+ *     (every file whose name says so) must not move; the others are
+ *     printed when they moved. The workload must finish: an OOM kill is
+ *     named as one (stock writes back in place and is not killed). The
+ *     case fails when nothing was written back: then it tested nothing.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,7 +43,7 @@
 #define WL_MS			300000
 #define EXIT_MS			30000
 #define PAGE_TAG		0x6e6f6374726c7273ULL
-#define MAX_COUNTERS		16
+#define MAX_COUNTERS		32
 
 static struct zs_env env;
 
@@ -69,11 +71,12 @@ static int workload_fn(void *arg)
 	return 0;
 }
 
-/* zswap's debugfs counters whose names speak of waiting or pacing. */
+/* zswap's debugfs counters; @waits: the name speaks of waiting or pacing. */
 struct counters {
 	int n;
 	char name[MAX_COUNTERS][64];
 	long long val[MAX_COUNTERS];
+	bool waits[MAX_COUNTERS];
 };
 
 static bool counter_of_waits(const char *name)
@@ -93,10 +96,11 @@ static void counters_read(struct counters *c)
 	if (!dir)
 		return;
 	while ((de = readdir(dir)) && c->n < MAX_COUNTERS) {
-		if (!counter_of_waits(de->d_name) ||
+		if (de->d_name[0] == '.' ||
 		    zs_debugfs(de->d_name, &c->val[c->n]))
 			continue;
 		snprintf(c->name[c->n], sizeof(c->name[0]), "%.63s", de->d_name);
+		c->waits[c->n] = counter_of_waits(de->d_name);
 		c->n++;
 	}
 	closedir(dir);
@@ -123,7 +127,7 @@ static int iocost_off(const struct zs_disk *d)
 static int run_case(char *why, size_t len)
 {
 	struct counters c0, c1;
-	long long wb = -1, moved = 0;
+	long long wb = -1, ooms = -1, moved = 0;
 	int rd = -1, wr = -1, msg, i, ret = KSFT_FAIL;
 	struct zs_sleeps s;
 	struct wl_arg wa;
@@ -152,6 +156,7 @@ static int run_case(char *why, size_t len)
 	zs_sleep_trace_stop();
 	counters_read(&c1);
 	wb = zs_memstat_or(cg, "zswpwb", -1);
+	zs_cg_key(cg, "memory.events", "oom_kill", &ooms);
 	zs_child_stop(pid, wr, NULL, EXIT_MS);
 
 	ksft_print_msg("no_task_waits: workload %s %.1f s, zswpwb %lld\n",
@@ -162,13 +167,19 @@ static int run_case(char *why, size_t len)
 		long long before = i < c0.n && !strcmp(c0.name[i], c1.name[i]) ?
 				   c0.val[i] : 0;
 
-		ksft_print_msg("no_task_waits: %s +%lld\n", c1.name[i],
-			       c1.val[i] - before);
-		moved += c1.val[i] != before;
+		/* the others say how the writeback went, when they moved */
+		if (c1.waits[i] || c1.val[i] != before)
+			ksft_print_msg("no_task_waits: %s +%lld\n", c1.name[i],
+				       c1.val[i] - before);
+		moved += c1.waits[i] && c1.val[i] != before;
 	}
 	if (msg == -ETIMEDOUT)
 		snprintf(why, len, "the workload did not finish within %d s",
 			 WL_MS / 1000);
+	else if (ooms > 0)
+		snprintf(why, len,
+			 "the workload was OOM-killed after %.1f s (oom_kill %lld)",
+			 t0 / 1000.0, ooms);
 	else if (msg != 'D')
 		snprintf(why, len,
 			 "the workload ended after %.1f s without finishing (%d): killed or failed",
