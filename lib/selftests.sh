@@ -334,7 +334,7 @@ guest_run_commands() {
 	echo "stress: kmemleak scan" >/dev/kmsg
 	# two scans: an object must stay unreferenced through both
 	{ echo scan >\$kml && sleep 6 && echo scan >\$kml && cat \$kml >$G_OUT/kmemleak.log; } 2>$G_OUT/kmemleak.err ||
-		echo "guest: kmemleak did not scan: \$(cat $G_OUT/kmemleak.err)"
+		echo "guest: kmemleak did not scan: \$(cat $G_OUT/kmemleak.err) \$(grep -h 'kmemleak:' $G_OUT/dmesg/*.dmesg | grep -v 'initialized' | head -n 3)"
 	dmesg -c >$G_OUT/dmesg/\$(printf %02d \$((n + 1)))-kmemleak.dmesg
 	echo "guest: run_kselftest.sh exited \$rc"
 RUN
