@@ -720,26 +720,6 @@ static long long hist_sum(const char *event, const char *key,
 	return sum;
 }
 
-/* The hog's size: past MemAvailable, within half the free swap. */
-static int hog_size(size_t *size, char *why, size_t len)
-{
-	long long avail = 0, swapfree = 0;
-	size_t over = env.totalram / 100 * KS_OVER_PCT;
-
-	if (zs_read_key("/proc/meminfo", "MemAvailable:", &avail) ||
-	    zs_read_key("/proc/meminfo", "SwapFree:", &swapfree) || avail <= 0) {
-		snprintf(why, len, "no MemAvailable or SwapFree in /proc/meminfo");
-		return -1;
-	}
-	if ((size_t)swapfree * 1024 / 2 < over + A_DATA) {
-		snprintf(why, len, "%lld K of free swap is too little", swapfree);
-		return -1;
-	}
-	*size = (size_t)avail * 1024 + over;
-	*size -= *size % env.page_size;
-	return 0;
-}
-
 /*
  * kswapd reclaims for everyone: it must never wait on one cgroup's
  * budget, directly or through the folios that budget holds.
@@ -760,7 +740,9 @@ static void case_kswapd(void)
 		set_result(KSFT_FAIL, "no kswapd thread found in /proc");
 		return;
 	}
-	if (hog_size(&size, why, sizeof(why))) {
+	/* past MemAvailable, A's data and the hog within half the free swap */
+	if (zs_size_past_available(env.totalram / 100 * KS_OVER_PCT, A_DATA,
+				   &size, why, sizeof(why))) {
 		set_result(KSFT_FAIL, "%s", why);
 		return;
 	}

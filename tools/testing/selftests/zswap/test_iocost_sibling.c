@@ -1675,27 +1675,6 @@ static long long vmstat_or(const char *field)
 	return v;
 }
 
-/* The allocator's size: past MemAvailable, within half the free swap. */
-static int alloc_size(size_t *size, char *why, size_t len)
-{
-	long long avail = 0, swapfree = 0;
-	size_t over = env.totalram / 100 * OT_OVER_PCT;
-
-	if (zs_read_key("/proc/meminfo", "MemAvailable:", &avail) ||
-	    zs_read_key("/proc/meminfo", "SwapFree:", &swapfree) || avail <= 0) {
-		snprintf(why, len, "no MemAvailable or SwapFree in /proc/meminfo");
-		return -1;
-	}
-	if ((size_t)swapfree * 1024 / 2 < over) {
-		snprintf(why, len, "%lld K of free swap, need twice %zu K",
-			 swapfree, over >> 10);
-		return -1;
-	}
-	*size = (size_t)avail * 1024 + over;
-	*size -= *size % env.page_size;
-	return 0;
-}
-
 /*
  * The cgroups of the others phase: a parent holding the workload and the
  * neighbour under one limit, and the allocator's, without a limit.
@@ -1756,7 +1735,8 @@ static void phase_others(void)
 		fail_others_phase("cannot create and configure the cgroups");
 		goto out;
 	}
-	if (alloc_size(&aa.size, why, sizeof(why))) {
+	if (zs_size_past_available(env.totalram / 100 * OT_OVER_PCT, 0, &aa.size,
+				   why, sizeof(why))) {
 		fail_others_phase(why);
 		goto out;
 	}

@@ -1145,6 +1145,27 @@ int zs_trace_instance(const char *inst, char *why, size_t len)
 	return 0;
 }
 
+int zs_size_past_available(size_t over, size_t extra, size_t *size,
+			   char *why, size_t len)
+{
+	long long avail = 0, swapfree = 0;
+	size_t page = getpagesize();
+
+	if (zs_read_key("/proc/meminfo", "MemAvailable:", &avail) ||
+	    zs_read_key("/proc/meminfo", "SwapFree:", &swapfree) || avail <= 0) {
+		snprintf(why, len, "no MemAvailable or SwapFree in /proc/meminfo");
+		return -1;
+	}
+	if ((size_t)swapfree * 1024 / 2 < over + extra) {
+		snprintf(why, len, "%lld K of free swap, need twice %zu K",
+			 swapfree, (over + extra) >> 10);
+		return -1;
+	}
+	*size = (size_t)avail * 1024 + over;
+	*size -= *size % page;
+	return 0;
+}
+
 const char *zs_pattern_name(enum zs_pattern pat)
 {
 	switch (pat) {

@@ -187,6 +187,14 @@ int zs_sleep_trace_read(struct zs_sleeps *s);
 void zs_sleep_trace_stop(void);
 void zs_sleeps_print(const char *who, const struct zs_sleeps *s);
 
+/*
+ * A size past MemAvailable by @over bytes (page aligned), for a task that
+ * must push the system into global reclaim; fails (@why) unless half the
+ * free swap holds @over + @extra bytes.
+ */
+int zs_size_past_available(size_t over, size_t extra, size_t *size,
+			   char *why, size_t len);
+
 /* Page contents */
 enum zs_pattern {
 	ZS_PAT_RANDOM,		/* incompressible */
