@@ -22,15 +22,11 @@
  * debug guest of make stress); skips without them.
  */
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -116,7 +112,7 @@ static bool writeback_drained(void *arg)
 
 static int run_case(char *why, size_t len)
 {
-	long long wb0, wb1 = -1, left = -1, nr_wb = -1;
+	long long wb0, wb1 = -1, left = -1, nr_wb = -1, ooms = -1;
 	int rd = -1, wr = -1, msg = -1, status = 0, ret = KSFT_FAIL;
 	struct wl_arg wa;
 	char *cg;
@@ -148,6 +144,7 @@ static int run_case(char *why, size_t len)
 		msg = zs_wait_for_msg(rd, STEP_MS);
 	}
 	wb1 = zs_debugfs_or("written_back_pages", 0);
+	zs_cg_key(cg, "memory.events", "oom_kill", &ooms);
 	zs_wait_for(writeback_drained, &nr_wb, WB_DRAIN_MS, 100);
 	zs_child_stop(pid, wr, &status, STEP_MS);
 
@@ -157,6 +154,10 @@ static int run_case(char *why, size_t len)
 		       wb1 - wb0, nr_wb);
 	if (msg == 'X')
 		snprintf(why, len, "pages came back wrong after failed writes");
+	else if (ooms > 0)
+		snprintf(why, len,
+			 "the workload was OOM-killed (oom_kill %lld): its pages were not checked",
+			 ooms);
 	else if (msg != 'D')
 		snprintf(why, len,
 			 "the workload ended before its check (%d, status %#x): a page was lost",
