@@ -98,8 +98,11 @@ run_b4() {
 }
 
 # complaints LOG: what b4 says that a clean series does not make it say.
+# The patch list ("  [PATCH 2/9] subject") is left out: a subject may
+# well say "failed" or "missing".
 complaints() {
-	grep -iE 'warning|error|critical|missing|incomplete|not known|could not|unable|failed' "$1" || true
+	grep -vE '^[[:space:]]*\[PATCH[^]]*\] ' "$1" |
+		grep -iE 'warning|error|critical|missing|incomplete|not known|could not|unable|failed' || true
 }
 
 # patch_ids FILE...: "patch-id" of each diff in FILEs, in order.
