@@ -215,6 +215,7 @@ unsigned long zswap_wb_wait_progress(struct zswap_lruvec_state *state,
 unsigned long zswap_wb_fallback(struct zswap_lruvec_state *state,
 				struct mem_cgroup *memcg, int nid,
 				unsigned long nr, enum zswap_wb_fallback mode);
+unsigned long zswap_wb_inplace(struct shrink_control *sc);
 unsigned long zswap_shrinker_scan(struct shrinker *shrinker,
 				  struct shrink_control *sc);
 #endif

@@ -1778,6 +1778,64 @@ static void zswap_test_zswap_shrinker_scan_fallback_per_caller(struct kunit *tes
 	}
 }
 
+/*
+ * Where no IO controller may delay the memcg's writes, the shrinker writes
+ * back in place, in batched chunks: no claim, no reference, no worker and
+ * nothing paced. The worker could not charge its folios at memory.max.
+ */
+static void zswap_test_zswap_shrinker_scan_no_controller_in_place(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+	unsigned int i;
+
+	zswap_test_require_shrinker(test);
+	w->controlled = false;
+	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 64);
+	KUNIT_EXPECT_EQ(test, sc.nr_scanned, 64);
+	KUNIT_EXPECT_EQ(test, w->queued, 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	KUNIT_EXPECT_EQ(test, w->pays, 0);
+	KUNIT_EXPECT_EQ(test, w->dev.pages, 64);
+	KUNIT_ASSERT_EQ(test, w->walks, 2);
+	for (i = 0; i < w->walks; i++) {
+		KUNIT_EXPECT_EQ(test, w->asked[i], SWAP_CLUSTER_MAX);
+		KUNIT_EXPECT_FALSE(test, w->walk_flags[i] & ZSWAP_WALK_PACE);
+	}
+}
+
+/*
+ * A pending claim that looks struggling makes no task wait for the worker
+ * where no IO controller is set up, even one reclaiming its own limit.
+ */
+static void zswap_test_zswap_shrinker_scan_no_controller_never_waits(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+
+	zswap_test_struggling_claim(test);
+	w->controlled = false;
+	w->reclaimer = (struct zswap_reclaimer) { .own_charge = true, .limit = true,
+						  .controlled = true };
+	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), 64);
+	KUNIT_EXPECT_EQ(test, w->waits, 0);
+	KUNIT_EXPECT_EQ(test, w->walks, 2);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 10);
+}
+
+/* In place, a walk that frees nothing stops the shrinker's call, as stock. */
+static void zswap_test_zswap_wb_inplace_nothing_stops(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+
+	w->walked[0] = 0;
+	KUNIT_EXPECT_EQ(test, zswap_wb_inplace(&sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+	KUNIT_EXPECT_EQ(test, w->dev.submits, 0);
+}
+
 /* The worker's progress during the wait spares the in-place writeback. */
 static void zswap_test_zswap_shrinker_scan_worker_progress(struct kunit *test)
 {
@@ -1938,6 +1996,9 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE_PARAM(zswap_test_zswap_reclaimer_of_limit_from_vmscan,
 			 zswap_test_target_gen_params),
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_worker_progress),
+	KUNIT_CASE(zswap_test_zswap_shrinker_scan_no_controller_in_place),
+	KUNIT_CASE(zswap_test_zswap_shrinker_scan_no_controller_never_waits),
+	KUNIT_CASE(zswap_test_zswap_wb_inplace_nothing_stops),
 	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled_worker_running),

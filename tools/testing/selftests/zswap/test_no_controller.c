@@ -17,7 +17,10 @@
  *     zswap's or the swap write path's own (the worker, a cap). zswap's
  *     debugfs counters of waits, paced sleeps or throttled writeback
  *     (every file whose name says so) must not move; the others are
- *     printed when they moved. The workload must finish: an OOM kill is
+ *     printed when they moved. The writeback must be the reclaimers'
+ *     own, in place: the worker (deferred_wb_pages) may write back
+ *     nothing, since it would pay no IO delay and cannot charge its
+ *     folios at memory.max. The workload must finish: an OOM kill is
  *     named as one (stock writes back in place and is not killed). The
  *     case fails when nothing was written back: then it tested nothing.
  */
@@ -127,7 +130,7 @@ static int iocost_off(const struct zs_disk *d)
 static int run_case(char *why, size_t len)
 {
 	struct counters c0, c1;
-	long long wb = -1, ooms = -1, moved = 0;
+	long long wb = -1, ooms = -1, moved = 0, deferred = 0;
 	int rd = -1, wr = -1, msg, i, ret = KSFT_FAIL;
 	struct zs_sleeps s;
 	struct wl_arg wa;
@@ -172,6 +175,8 @@ static int run_case(char *why, size_t len)
 			ksft_print_msg("no_task_waits: %s +%lld\n", c1.name[i],
 				       c1.val[i] - before);
 		moved += c1.waits[i] && c1.val[i] != before;
+		if (!strcmp(c1.name[i], "deferred_wb_pages"))
+			deferred = c1.val[i] - before;
 	}
 	if (msg == -ETIMEDOUT)
 		snprintf(why, len, "the workload did not finish within %d s",
@@ -191,6 +196,10 @@ static int run_case(char *why, size_t len)
 	else if (moved)
 		snprintf(why, len, "%lld counters of waits or pacing moved",
 			 moved);
+	else if (deferred)
+		snprintf(why, len,
+			 "the worker wrote back %lld pages with no IO controller; expected 0 (in place)",
+			 deferred);
 	else if (s.dropped || !s.total)
 		snprintf(why, len, "the trace saw %lld sleeps and dropped %lld",
 			 s.total, s.dropped);
