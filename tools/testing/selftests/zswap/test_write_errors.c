@@ -16,7 +16,14 @@
  *     Every page must be intact and its task alive (a SIGBUS or a kill is
  *     a lost page here: no read was failed), nr_writeback must return to
  *     0, and errors must have been injected and pages written back after
- *     them: otherwise the case tested nothing.
+ *     them: otherwise the case tested nothing. iocost is off on the swap
+ *     disk and the cgroup has no io.max: the reclaimers write back in
+ *     place, batched.
+ *
+ *   write_errors_redirty_worker: the same with iocost on the swap disk,
+ *     so that the shrinker hands the writeback to its worker, whose
+ *     batched writes meet the errors; the worker must have written back
+ *     after the errors were turned on (deferred_wb_pages).
  *
  * Needs CONFIG_FAIL_MAKE_REQUEST and CONFIG_FAULT_INJECTION_DEBUG_FS (the
  * debug guest of make stress); skips without them.
@@ -27,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -42,6 +50,9 @@
 #define TAG_A			0x7772657272612d61ULL
 #define TAG_B			0x7772657272612d62ULL
 #define FAIL_DIR		DEBUGFS_DIR "/fail_make_request"
+/* iocost with a model far above the guest's disk: it controls, it barely paces */
+#define IOCOST_QOS		"enable=1 ctrl=user rpct=95.00 rlat=5000 wpct=95.00 wlat=5000 min=50.00 max=100.00"
+#define IOCOST_MODEL		"ctrl=user model=linear rbps=524288000 rseqiops=40000 rrandiops=20000 wbps=524288000 wseqiops=40000 wrandiops=20000"
 
 static struct zs_env env;
 static char make_it_fail[PATH_MAX];
@@ -49,6 +60,7 @@ static char make_it_fail[PATH_MAX];
 struct wl_arg {
 	int to_parent;
 	int from_parent;
+	const char *name;
 };
 
 /* Pages of @mem that differ from what zs_map_tagged(@tag) wrote. */
@@ -95,7 +107,7 @@ static int workload_fn(void *arg)
 		return 4;
 	bad = bad_pages(ra, npages, TAG_A) + bad_pages(rb, npages, TAG_B);
 	if (bad) {
-		ksft_print_msg("write_errors_redirty: %ld pages differ\n", bad);
+		ksft_print_msg("%s: %ld pages differ\n", a->name, bad);
 		fflush(stdout);
 	}
 	zs_send_msg(a->to_parent, bad ? 'X' : 'D');
@@ -110,9 +122,9 @@ static bool writeback_drained(void *arg)
 	return !zs_vmstat("nr_writeback", wb) && *wb == 0;
 }
 
-static int run_case(char *why, size_t len)
+static int run_case(const char *name, bool worker, char *why, size_t len)
 {
-	long long wb0, wb1 = -1, left = -1, nr_wb = -1, ooms = -1;
+	long long wb0, wb1 = -1, left = -1, nr_wb = -1, ooms = -1, dw0, dw1;
 	int rd = -1, wr = -1, msg = -1, status = 0, ret = KSFT_FAIL;
 	struct wl_arg wa;
 	char *cg;
@@ -123,6 +135,7 @@ static int run_case(char *why, size_t len)
 		snprintf(why, len, "cannot set up the workload's cgroup");
 		goto out;
 	}
+	wa.name = name;
 	pid = zs_cg_spawn_piped(cg, workload_fn, &wa, &wa.from_parent,
 				&wa.to_parent, &rd, &wr);
 	if (pid < 0 || zs_wait_for_msg(rd, STEP_MS) != 'A') {
@@ -130,6 +143,7 @@ static int run_case(char *why, size_t len)
 		goto out;
 	}
 	wb0 = zs_debugfs_or("written_back_pages", 0);
+	dw0 = zs_debugfs_or("deferred_wb_pages", 0);
 	if (zs_knob_set(FAIL_DIR "/times", NR_FAILS) ||
 	    zs_knob_set(make_it_fail, "1")) {
 		snprintf(why, len, "cannot turn fail_make_request on");
@@ -144,14 +158,15 @@ static int run_case(char *why, size_t len)
 		msg = zs_wait_for_msg(rd, STEP_MS);
 	}
 	wb1 = zs_debugfs_or("written_back_pages", 0);
+	dw1 = zs_debugfs_or("deferred_wb_pages", 0);
 	zs_cg_key(cg, "memory.events", "oom_kill", &ooms);
 	zs_wait_for(writeback_drained, &nr_wb, WB_DRAIN_MS, 100);
 	zs_child_stop(pid, wr, &status, STEP_MS);
 
-	ksft_print_msg("write_errors_redirty: %lld of %s bios failed\n",
+	ksft_print_msg("%s: %lld of %s bios failed\n", name,
 		       atoll(NR_FAILS) - left, NR_FAILS);
-	ksft_print_msg("write_errors_redirty: written_back_pages +%lld, nr_writeback %lld\n",
-		       wb1 - wb0, nr_wb);
+	ksft_print_msg("%s: written_back_pages +%lld (by the worker +%lld), nr_writeback %lld\n",
+		       name, wb1 - wb0, dw1 - dw0, nr_wb);
 	if (msg == 'X')
 		snprintf(why, len, "pages came back wrong after failed writes");
 	else if (ooms > 0)
@@ -169,12 +184,32 @@ static int run_case(char *why, size_t len)
 		snprintf(why, len, "no write failed: nothing was tested");
 	else if (wb1 <= wb0)
 		snprintf(why, len, "nothing was written back under the errors");
+	else if (worker && dw1 <= dw0)
+		snprintf(why, len, "the worker wrote nothing back under the errors");
 	else
 		ret = KSFT_PASS;
 out:
 	zs_write_file(make_it_fail, "0");
 	zs_run_cleanup(cg, rd, wr);
 	return ret;
+}
+
+/* io and iocost on for the swap disk, put back at exit; 0 or -1 with @why set. */
+static int iocost_on(char *why, size_t len)
+{
+	struct zs_disk d;
+	struct stat st;
+
+	if (stat(env.swap_path, &st) || zs_whole_disk(st.st_rdev, &d)) {
+		snprintf(why, len, "cannot find the disk of %s", env.swap_path);
+		return -1;
+	}
+	if (zs_io_controller_enable(&env)) {
+		snprintf(why, len, "cannot enable the io controller for %s's children",
+			 env.cgroot);
+		return -1;
+	}
+	return zs_iocost_enable(&env, &d, IOCOST_QOS, IOCOST_MODEL, why, len);
 }
 
 int main(void)
@@ -198,9 +233,17 @@ int main(void)
 	    zs_knob_set(FAIL_DIR "/interval", "1") ||
 	    zs_knob_set(FAIL_DIR "/verbose", "0"))
 		ksft_exit_skip("cannot set up zswap or fail_make_request\n");
-	ksft_set_plan(1);
+	ksft_set_plan(2);
 
-	res = run_case(why, sizeof(why));
+	res = run_case("write_errors_redirty", false, why, sizeof(why));
 	zs_report(res, "write_errors_redirty", why);
+
+	snprintf(why, sizeof(why), ZS_NOT_RUN);
+	if (iocost_on(why, sizeof(why)))
+		ksft_test_result_skip("write_errors_redirty_worker: %s\n", why);
+	else
+		zs_report(run_case("write_errors_redirty_worker", true, why,
+				   sizeof(why)),
+			  "write_errors_redirty_worker", why);
 	ksft_finished();
 }
