@@ -63,24 +63,6 @@ struct wl_arg {
 	const char *name;
 };
 
-/* Pages of @mem that differ from what zs_map_tagged(@tag) wrote. */
-static long bad_pages(const char *mem, size_t npages, uint64_t tag)
-{
-	char *want = malloc(env.page_size);
-	long bad = 0;
-	size_t i;
-
-	if (!want)
-		return npages;
-	for (i = 0; i < npages; i++) {
-		zs_fill_page(want, env.page_size, ZS_PAT_COMPRESSIBLE, i);
-		*(uint64_t *)want = tag ^ i;
-		bad += !!memcmp(mem + i * env.page_size, want, env.page_size);
-	}
-	free(want);
-	return bad;
-}
-
 /*
  * 'A' after the first region, 'B' after the second (once told 'b'), then
  * (told 'v') 'D' when every page is intact, 'X' when one is not.
@@ -105,7 +87,8 @@ static int workload_fn(void *arg)
 	zs_send_msg(a->to_parent, 'B');
 	if (zs_wait_for_msg(a->from_parent, STEP_MS) != 'v')
 		return 4;
-	bad = bad_pages(ra, npages, TAG_A) + bad_pages(rb, npages, TAG_B);
+	bad = zs_bad_pages(ra, npages, env.page_size, TAG_A) +
+	      zs_bad_pages(rb, npages, env.page_size, TAG_B);
 	if (bad) {
 		ksft_print_msg("%s: %ld pages differ\n", a->name, bad);
 		fflush(stdout);

@@ -1306,6 +1306,35 @@ long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag)
 	return bad;
 }
 
+/**
+ * zs_bad_pages() - count the pages that differ from what zs_map_tagged() wrote
+ * @mem: the first page
+ * @npages: how many pages
+ * @page_size: the page size
+ * @tag: the tag the pages were filled with
+ *
+ * Compares every byte, not only the tag.
+ *
+ * Return: the number of pages that differ (all of them if no buffer).
+ */
+long zs_bad_pages(const char *mem, size_t npages, size_t page_size,
+		  uint64_t tag)
+{
+	char *want = malloc(page_size);
+	long bad = 0;
+	size_t i;
+
+	if (!want)
+		return npages;
+	for (i = 0; i < npages; i++) {
+		zs_fill_page(want, page_size, ZS_PAT_COMPRESSIBLE, i);
+		*(uint64_t *)want = tag ^ i;
+		bad += !!memcmp(mem + i * page_size, want, page_size);
+	}
+	free(want);
+	return bad;
+}
+
 /* Swaps @env's area on again, at the priority it had. */
 int zs_swapon(const struct zs_env *env)
 {

@@ -208,6 +208,8 @@ void zs_fill_page(void *page, size_t size, enum zs_pattern pat, uint64_t seed);
 uint64_t zs_csum(const void *buf, size_t len);
 char *zs_map_tagged(size_t size, size_t page_size, uint64_t tag);
 long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag);
+long zs_bad_pages(const char *mem, size_t npages, size_t page_size,
+		  uint64_t tag);
 
 /**
  * zs_report() - print the TAP result line of one case
