@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kselftest.h"
@@ -177,24 +176,6 @@ out:
 	return ret;
 }
 
-/* io and iocost on for the swap disk, put back at exit; 0 or -1 with @why set. */
-static int iocost_on(char *why, size_t len)
-{
-	struct zs_disk d;
-	struct stat st;
-
-	if (stat(env.swap_path, &st) || zs_whole_disk(st.st_rdev, &d)) {
-		snprintf(why, len, "cannot find the disk of %s", env.swap_path);
-		return -1;
-	}
-	if (zs_io_controller_enable(&env)) {
-		snprintf(why, len, "cannot enable the io controller for %s's children",
-			 env.cgroot);
-		return -1;
-	}
-	return zs_iocost_enable(&env, &d, IOCOST_QOS, IOCOST_MODEL, why, len);
-}
-
 int main(void)
 {
 	char why[512] = ZS_NOT_RUN;
@@ -222,7 +203,7 @@ int main(void)
 	zs_report(res, "write_errors_redirty", why);
 
 	snprintf(why, sizeof(why), ZS_NOT_RUN);
-	if (iocost_on(why, sizeof(why)))
+	if (zs_iocost_on_swap(&env, IOCOST_QOS, IOCOST_MODEL, why, sizeof(why)))
 		ksft_test_result_skip("write_errors_redirty_worker: %s\n", why);
 	else
 		zs_report(run_case("write_errors_redirty_worker", true, why,

@@ -1060,6 +1060,31 @@ int zs_iocost_enable(const struct zs_env *env, const struct zs_disk *d,
 }
 
 /*
+ * Enables the io controller for the root's children and iocost on the
+ * disk of @env's swap area (zs_iocost_enable()), so that an IO controller
+ * may delay the writes of every test cgroup there; all put back at exit.
+ * Returns 0, or -1 with @why filled in.
+ */
+int zs_iocost_on_swap(const struct zs_env *env, const char *qos,
+		      const char *model, char *why, size_t len)
+{
+	struct zs_disk d;
+	struct stat st;
+
+	if (stat(env->swap_path, &st) ||
+	    zs_whole_disk(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, &d)) {
+		snprintf(why, len, "cannot find the disk of %s", env->swap_path);
+		return -1;
+	}
+	if (zs_io_controller_enable(env)) {
+		snprintf(why, len, "cannot enable the io controller for %s's children",
+			 env->cgroot);
+		return -1;
+	}
+	return zs_iocost_enable(env, &d, qos, model, why, len);
+}
+
+/*
  * Changes the io.cost.model and then the io.cost.qos settings of @d, after
  * zs_iocost_enable() (whose exit restore still puts back what it found).
  * Returns 0 or a negative errno.

@@ -125,6 +125,8 @@ bool zs_same_disk(const struct zs_disk *a, const struct zs_disk *b);
 int zs_io_controller_enable(const struct zs_env *env);
 int zs_iocost_enable(const struct zs_env *env, const struct zs_disk *d,
 		     const char *qos, const char *model, char *why, size_t len);
+int zs_iocost_on_swap(const struct zs_env *env, const char *qos,
+		      const char *model, char *why, size_t len);
 int zs_iocost_set(const struct zs_env *env, const struct zs_disk *d,
 		  const char *qos, const char *model);
 long long zs_io_stat(const char *cg, const struct zs_disk *d, const char *key);
