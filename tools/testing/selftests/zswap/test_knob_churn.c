@@ -59,9 +59,7 @@ static int workload_fn(void *arg)
 		bad = zs_retag(mem, npages, env.page_size, PAGE_TAG) >= 0;
 	if (!bad)
 		bad = zs_bad_pages(mem, npages, env.page_size, PAGE_TAG);
-	ksft_print_msg("knob_churn: %zu pages checked, %ld bad\n", npages, bad);
-	fflush(stdout);
-	zs_send_msg(a->to_parent, bad ? 'X' : 'D');
+	zs_send_check(a->to_parent, "knob_churn", npages, bad);
 	zs_wait_for_msg(a->from_parent, RUN_MS);
 	return 0;
 }
@@ -127,16 +125,8 @@ static int run_case(char *why, size_t len)
 
 	ksft_print_msg("knob_churn: %u knob changes, %d compressors, written_back_pages +%lld\n",
 		       step, nused, wb1 - wb0);
-	if (msg == 'X')
-		snprintf(why, len, "pages came back wrong");
-	else if (ooms > 0)
-		snprintf(why, len,
-			 "the workload was OOM-killed (oom_kill %lld): its pages were not checked",
-			 ooms);
-	else if (msg != 'D')
-		snprintf(why, len,
-			 "the workload ended before its check (%d, status %#x): a page was lost",
-			 msg, status);
+	if (zs_check_failed(msg, ooms, status, why, len))
+		ret = KSFT_FAIL;
 	else if (wb1 <= wb0)
 		snprintf(why, len, "nothing was written back: nothing was tested");
 	else if (nused < 2)

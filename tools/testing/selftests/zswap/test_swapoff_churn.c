@@ -54,7 +54,6 @@ static int workload_fn(void *arg)
 	size_t npages = REGION / env.page_size;
 	struct wl_arg *a = arg;
 	char *mem;
-	long bad;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	mem = zs_map_tagged(REGION, env.page_size, PAGE_TAG);
@@ -63,10 +62,8 @@ static int workload_fn(void *arg)
 	zs_send_msg(a->to_parent, 'M');
 	if (zs_wait_for_msg(a->from_parent, CYCLES * (SWAPOFF_MS + 10000)) != 'v')
 		return 4;
-	bad = zs_bad_pages(mem, npages, env.page_size, PAGE_TAG);
-	ksft_print_msg("swapoff_churn: %zu pages checked, %ld bad\n", npages, bad);
-	fflush(stdout);
-	zs_send_msg(a->to_parent, bad ? 'X' : 'D');
+	zs_send_check(a->to_parent, "swapoff_churn", npages,
+		      zs_bad_pages(mem, npages, env.page_size, PAGE_TAG));
 	zs_wait_for_msg(a->from_parent, STEP_MS);
 	return 0;
 }
@@ -149,12 +146,8 @@ static int run_case(char *why, size_t len)
 	ksft_print_msg("swapoff_churn: written_back_pages +%lld\n", wb1 - wb0);
 	if (n < CYCLES)
 		ret = KSFT_FAIL;	/* @why says what went wrong in the cycle */
-	else if (msg == 'X')
-		snprintf(why, len, "pages came back wrong");
-	else if (msg != 'D')
-		snprintf(why, len,
-			 "the workload ended before its check (%d, status %#x): a page was lost",
-			 msg, status);
+	else if (zs_check_failed(msg, -1, status, why, len))
+		ret = KSFT_FAIL;
 	else if (wb1 <= wb0)
 		snprintf(why, len, "nothing was written back: nothing raced swapoff");
 	else

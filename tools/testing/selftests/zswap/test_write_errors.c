@@ -88,11 +88,7 @@ static int workload_fn(void *arg)
 		return 4;
 	bad = zs_bad_pages(ra, npages, env.page_size, TAG_A) +
 	      zs_bad_pages(rb, npages, env.page_size, TAG_B);
-	if (bad) {
-		ksft_print_msg("%s: %ld pages differ\n", a->name, bad);
-		fflush(stdout);
-	}
-	zs_send_msg(a->to_parent, bad ? 'X' : 'D');
+	zs_send_check(a->to_parent, a->name, 2 * npages, bad);
 	zs_wait_for_msg(a->from_parent, STEP_MS);
 	return 0;
 }
@@ -149,16 +145,8 @@ static int run_case(const char *name, bool worker, char *why, size_t len)
 		       atoll(NR_FAILS) - left, NR_FAILS);
 	ksft_print_msg("%s: written_back_pages +%lld (by the worker +%lld), nr_writeback %lld\n",
 		       name, wb1 - wb0, dw1 - dw0, nr_wb);
-	if (msg == 'X')
-		snprintf(why, len, "pages came back wrong after failed writes");
-	else if (ooms > 0)
-		snprintf(why, len,
-			 "the workload was OOM-killed (oom_kill %lld): its pages were not checked",
-			 ooms);
-	else if (msg != 'D')
-		snprintf(why, len,
-			 "the workload ended before its check (%d, status %#x): a page was lost",
-			 msg, status);
+	if (zs_check_failed(msg, ooms, status, why, len))
+		ret = KSFT_FAIL;
 	else if (nr_wb)
 		snprintf(why, len, "nr_writeback %lld after %d s, expected 0",
 			 nr_wb, WB_DRAIN_MS / 1000);

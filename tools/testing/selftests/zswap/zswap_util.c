@@ -1360,6 +1360,55 @@ long zs_bad_pages(const char *mem, size_t npages, size_t page_size,
 	return bad;
 }
 
+/**
+ * zs_send_check() - report a workload's byte check to its parent
+ * @fd: the pipe to the parent
+ * @name: the case's name, for the diagnostic line
+ * @npages: the pages checked
+ * @bad: the pages that differed (zs_bad_pages())
+ *
+ * Prints the figures and sends 'D' when every page was intact, 'X' when
+ * one was not; zs_check_failed() reads the answer.
+ */
+void zs_send_check(int fd, const char *name, size_t npages, long bad)
+{
+	ksft_print_msg("%s: %zu pages checked, %ld bad\n", name, npages, bad);
+	fflush(stdout);
+	zs_send_msg(fd, bad ? 'X' : 'D');
+}
+
+/**
+ * zs_check_failed() - did a workload's byte check fail or not happen?
+ * @msg: the workload's last message (zs_send_check()), or an error
+ * @ooms: its cgroup's memory.events oom_kill, or -1 if not read
+ * @status: its exit status
+ * @why: filled in when it returns true
+ * @len: the size of @why
+ *
+ * A page that came back wrong, an OOM kill (the pages were not checked)
+ * and a workload that ended before its check (no read was failed, so a
+ * SIGBUS or a kill is a lost page) are failures.
+ *
+ * Return: false only if the workload reported every page intact.
+ */
+bool zs_check_failed(int msg, long long ooms, int status, char *why,
+		     size_t len)
+{
+	if (msg == 'X')
+		snprintf(why, len, "pages came back wrong");
+	else if (ooms > 0)
+		snprintf(why, len,
+			 "the workload was OOM-killed (oom_kill %lld): its pages were not checked",
+			 ooms);
+	else if (msg != 'D')
+		snprintf(why, len,
+			 "the workload ended before its check (%d, status %#x): a page was lost",
+			 msg, status);
+	else
+		return false;
+	return true;
+}
+
 /* Swaps @env's area on again, at the priority it had. */
 int zs_swapon(const struct zs_env *env)
 {

@@ -212,6 +212,9 @@ char *zs_map_tagged(size_t size, size_t page_size, uint64_t tag);
 long zs_retag(char *mem, size_t npages, size_t page_size, uint64_t tag);
 long zs_bad_pages(const char *mem, size_t npages, size_t page_size,
 		  uint64_t tag);
+void zs_send_check(int fd, const char *name, size_t npages, long bad);
+bool zs_check_failed(int msg, long long ooms, int status, char *why,
+		     size_t len);
 
 /**
  * zs_report() - print the TAP result line of one case
