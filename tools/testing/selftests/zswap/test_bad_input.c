@@ -54,12 +54,12 @@ static int run_row(const char *cg, const struct bad_input *r, char *why,
 	else
 		snprintf(path, sizeof(path), "%s/%s", ZSWAP_PARAM_DIR, r->file);
 	if (zs_read_file(path, before, sizeof(before)) < 0) {
-		snprintf(why, len, "cannot read %s", path);
+		snprintf(why, len, "cannot read %s", r->file);
 		return KSFT_SKIP;
 	}
 	ret = zs_knob_set(path, r->value);
 	if (zs_read_file(path, after, sizeof(after)) < 0) {
-		snprintf(why, len, "cannot read %s back", path);
+		snprintf(why, len, "cannot read %s back", r->file);
 		return KSFT_FAIL;
 	}
 	if (!ret) {

@@ -284,23 +284,6 @@ static void sibling_rate_stop(void);
 static int spawn_siblings(char *why, size_t len);
 static void siblings_stop(void);
 
-static int swap_disk(struct zs_disk *d, dev_t *swapdev, char *why, size_t len)
-{
-	struct stat st;
-
-	if (stat(env.swap_path, &st)) {
-		snprintf(why, len, "cannot stat swap area %.256s", env.swap_path);
-		return -1;
-	}
-	*swapdev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
-	if (zs_whole_disk(*swapdev, d)) {
-		snprintf(why, len, "swap area %.256s is not on a block device",
-			 env.swap_path);
-		return -1;
-	}
-	return 0;
-}
-
 static int open_sibling_dev(const char *dev, const struct zs_disk *sd,
 			    dev_t swapdev, struct sibling *s, char *why,
 			    size_t len)
@@ -1842,17 +1825,20 @@ out:
  * no stores until it has run; lruvec work (zswap_wb_work_fn) runs for as
  * long as its cgroup's IO delay, paid between chunks, says. A filler
  * cgroup stores all along. Once the lruvec work of a cgroup at io.weight 1
- * is seen held (OWNER_HELD), max_pool_percent goes to 0, so that the
- * filler's next store hits the limit and queues shrink_worker while that
- * run of lruvec work goes on: a paced run lasts a second or so, not the
- * seconds a throttled bio held one. A queueing counts from when
+ * is seen held (OWNER_HELD), max_pool_percent goes to 0 for
+ * PL_SWITCH_MS, so that the filler's next store hits the limit and queues
+ * shrink_worker while that run of lruvec work goes on: a paced run lasts
+ * a second or so, not the seconds a throttled bio held one. At 0 every
+ * store fails and the held cgroup's pool drains, so its lruvec work soon
+ * has nothing to run for: the limit goes back up, the pool refills, and
+ * the switch is made again at the next held run. A queueing counts from when
  * shrink_worker was free to start (when queued, or when the run it was
  * queued during ended); each one with a run of lruvec work in progress
  * that went on for PL_HELD_MIN_MS or more after it must have started
  * before that run ended, and every queueing within PL_START_MAX_MS.
  * Where lruvec work shares shrink_wq's single active slot, shrink_worker
  * starts only after it. At least one queueing beside held work must be
- * seen within PL_HELD_MS of the switch, or the try is made again, up to
+ * seen within PL_HELD_MS of the first switch, or the try is made again, up to
  * PL_HELD_TRIES; with none, the case has shown nothing and fails. The
  * times are the workqueue events of both functions, recorded in a trace
  * instance of their own, looked at every PL_LOOK_MS.
@@ -1862,6 +1848,7 @@ out:
 #define PL_HELD_POOL_PCT	"0"
 #define PL_HELD_WAIT_MS		60000
 #define PL_HELD_MS		60000
+#define PL_SWITCH_MS		3000
 #define PL_HELD_TRIES		3
 #define PL_HELD_MIN_MS		250
 #define PL_LOOK_MS		500
@@ -2648,38 +2635,80 @@ static int pool_limit_verdict(const struct wq_trace *t,
 	return 0;
 }
 
+/* Has a judgement been reached on the queueings in @v? */
+static bool pool_limit_judged(const struct wq_verdict *v)
+{
+	return v->beside || v->after || v->unstarted;
+}
+
+/*
+ * Test 5, second part, one switch: max_pool_percent at 0 for
+ * PL_SWITCH_MS, then back, then the last queueing followed until it
+ * started (or PL_START_MAX_MS more). @v is judged every PL_LOOK_MS.
+ * Returns 0, or -1 with @why set.
+ */
+static int pool_limit_switch(struct held_owner *h, struct wq_verdict *v,
+			     char *why, size_t len)
+{
+	uint64_t up = zs_now_ms() + PL_SWITCH_MS, end = up + PL_START_MAX_MS;
+	int mark = zs_knobs_mark(), ret = 0;
+	const struct sw_queueing *q;
+	bool low = true;
+
+	if (zs_param_set("max_pool_percent", PL_HELD_POOL_PCT)) {
+		snprintf(why, len, "cannot lower max_pool_percent");
+		ret = -1;
+	}
+	while (!ret && zs_now_ms() < end) {
+		zs_sleep_ms(PL_LOOK_MS);
+		if (low && zs_now_ms() >= up) {
+			zs_knobs_restore(mark);
+			low = false;
+		}
+		if (wq_trace_read(&h->t)) {
+			snprintf(why, len, "cannot read %s/trace", WQ_INST);
+			ret = -1;
+			break;
+		}
+		wq_judge(&h->t, v, zs_now_ms() * 1000LL);
+		q = h->t.nr_q ? &h->t.q[h->t.nr_q - 1] : NULL;
+		if (pool_limit_judged(v) || (!low && (!q || q->start >= 0)))
+			break;
+	}
+	if (low)
+		zs_knobs_restore(mark);
+	return ret;
+}
+
 /*
  * Test 5, second part, one try on @h, started and held, the filler
- * storing: the switch to max_pool_percent 0, the trace followed until a
- * queueing beside held work is judged (or PL_HELD_MS). Returns as
- * pool_limit_verdict() does.
+ * storing: switches (pool_limit_switch()), each at a run of lruvec work
+ * seen held, until a queueing beside held work is judged (or PL_HELD_MS).
+ * Returns as pool_limit_verdict() does.
  */
 static int pool_limit_held_try(struct held_owner *h, int n, char *why,
 			       size_t len)
 {
 	long long hits0, hits1, off;
 	struct wq_verdict v = { 0 };
-	int mark, ret = 0;
-	uint64_t end;
+	int switches = 0, ret = 0;
+	uint64_t now, end;
 
 	hits0 = zs_debugfs_or("pool_limit_hit", 0);
-	mark = zs_knobs_mark();
-	if (zs_param_set("max_pool_percent", PL_HELD_POOL_PCT) || wq_mark()) {
-		snprintf(why, len, "cannot lower max_pool_percent");
+	if (wq_mark()) {
+		snprintf(why, len, "cannot mark %s/trace", WQ_INST);
 		ret = -1;
 	}
 	end = zs_now_ms() + PL_HELD_MS;
-	while (!ret && zs_now_ms() < end) {
-		zs_sleep_ms(PL_LOOK_MS);
-		if (wq_trace_read(&h->t))
+	for (now = zs_now_ms(); !ret && now < end && !pool_limit_judged(&v);
+	     now = zs_now_ms()) {
+		if (switches && wq_wait_owner(&h->t, OWNER_HELD, end - now))
 			break;
-		wq_judge(&h->t, &v, zs_now_ms() * 1000LL);
-		if (v.beside || v.after || v.unstarted)
-			break;
+		ret = pool_limit_switch(h, &v, why, len);
+		switches++;
 	}
 	zs_write_file(WQ_INST "/tracing_on", "0");
 	off = zs_now_ms() * 1000LL;
-	zs_knobs_restore(mark);
 	hits1 = zs_debugfs_or("pool_limit_hit", 0);
 	if (ret)
 		return ret;
@@ -2689,7 +2718,8 @@ static int pool_limit_held_try(struct held_owner *h, int n, char *why,
 	}
 	wq_judge(&h->t, &v, off);
 
-	ksft_print_msg("%s: try %d: pool_limit_hit +%lld\n", PL_TAG, n, hits1 - hits0);
+	ksft_print_msg("%s: try %d: %d switches, pool_limit_hit +%lld\n", PL_TAG,
+		       n, switches, hits1 - hits0);
 	ksft_print_msg("%s: try %d: lruvec work ran %d times, longest %lld ms\n",
 		       PL_TAG, n, h->t.nr_runs, v.longest_run / 1000);
 	ksft_print_msg("%s: try %d: shrink_worker queued %d, started %d (%d more implied)\n",
@@ -2716,7 +2746,8 @@ static void pool_limit_beside_held_worker(void)
 		.prefix = "zswap_iocost_held", .limit = "memory.max",
 		.weight = PL_HELD_WEIGHT, .w = OWNER_HELD,
 		.wait_ms = PL_HELD_WAIT_MS,
-		.need_ms = PL_HELD_WAIT_MS + PL_HELD_MS + WL_EXIT_MS,
+		.need_ms = PL_HELD_WAIT_MS + PL_HELD_MS + PL_SWITCH_MS +
+			   PL_START_MAX_MS + PL_LOOK_MS + WL_EXIT_MS,
 	};
 	char why[512] = "", *filler;
 	int n, rd = -1, wr = -1, ret = -EAGAIN;
@@ -2996,22 +3027,6 @@ static void phase_toggle(void)
 		set_result(CASE_TOGGLE, KSFT_PASS, "");
 }
 
-static int swapoff_fn(void *arg)
-{
-	return swapoff((const char *)arg) ? errno : 0;
-}
-
-/* Swaps the area on again, at the priority it had. */
-static int swap_restore(void)
-{
-	int flags = 0;
-
-	if (env.swap_prio >= 0)
-		flags = SWAP_FLAG_PREFER |
-			((env.swap_prio << SWAP_FLAG_PRIO_SHIFT) & SWAP_FLAG_PRIO_MASK);
-	return swapon(env.swap_path, flags) ? -errno : 0;
-}
-
 /* What memory looked like when swapoff failed (-1: unreadable). */
 static void swapoff_state(const char *cg)
 {
@@ -3029,40 +3044,12 @@ static void swapoff_state(const char *cg)
 }
 
 /*
- * After a swapoff that failed or did not return: kills it (an
- * interrupted swapoff leaves the area on) and swaps the area on again if
- * it went off all the same, so that the programs after this one still
- * have swap. Says what it did.
- */
-static void swapoff_abort(pid_t off)
-{
-	char path[64], stack[2048];
-	int status, on;
-
-	if (off > 0) {
-		snprintf(path, sizeof(path), "/proc/%d/stack", off);
-		if (zs_read_file(path, stack, sizeof(stack)) >= 0)
-			ksft_print_msg("swapoff: where it waits:\n%s\n", stack);
-		kill(off, SIGKILL);
-		if (zs_wait_for_exit(off, &status, SO_MS))
-			ksft_print_msg("swapoff: still running %d s after SIGKILL\n",
-				       SO_MS / 1000);
-	}
-	on = zs_swap_active(env.swap_path);
-	if (!on)
-		ksft_print_msg("swapoff: %s off after all; swapon: %s\n", env.swap_path,
-			       swap_restore() ? strerror(errno) : "done");
-	else if (on < 0)
-		ksft_print_msg("swapoff: cannot read /proc/swaps\n");
-}
-
-/*
  * Test 19b (and edge case 23): swapoff of the swap area while the
  * cgroup's lruvec work runs, held by iocost. The cgroup's memory.max is
  * lifted just before, so its pages can come back. After SO_HELD_MS of
  * swapoff the sibling writers stop. swapoff returns 0 within
  * SO_HELD_MS + SO_MS, the workload reads every page back intact, and the
- * area is swapped on again (also when swapoff fails: swapoff_abort()).
+ * area is swapped on again (also when swapoff fails: zs_swapoff_abort()).
  * The work must be seen running when swapoff starts (the trace marker),
  * or the try is made again, up to SO_TRIES.
  */
@@ -3098,7 +3085,7 @@ static void phase_swapoff(void)
 		wb0 = zs_memstat_or(h.cg, "zswpwb", -1);
 		wq_mark();
 		t0 = zs_now_ms();
-		off = zs_cg_spawn(env.cgroot, swapoff_fn, env.swap_path);
+		off = zs_cg_spawn(env.cgroot, zs_swapoff_fn, env.swap_path);
 		ret = off < 0 ? -1 : zs_wait_for_exit(off, &off_status, SO_HELD_MS);
 		if (ret == -ETIMEDOUT) {
 			siblings_stop();
@@ -3114,11 +3101,11 @@ static void phase_swapoff(void)
 				   "killed" : strerror(WEXITSTATUS(off_status)),
 				   (SO_HELD_MS + SO_MS) / 1000);
 			swapoff_state(h.cg);
-			swapoff_abort(ret ? off : -1);
+			zs_swapoff_abort(&env, ret ? off : -1, SO_MS);
 			held_owner_stop(&h);
 			return;
 		}
-		ret = swap_restore();
+		ret = zs_swapon(&env);
 		if (ret) {
 			set_result(CASE_SWAPOFF, KSFT_FAIL, "swapon %s again: %s",
 				   env.swap_path, strerror(-ret));
@@ -3164,8 +3151,10 @@ static void setup(void)
 	if (env.swap_prio_tie)
 		ksft_exit_skip("two swap areas share the top priority: %s\n",
 			       "which disk gets writeback is unclear");
-	if (swap_disk(&ctx.disk, &ctx.swapdev, why, sizeof(why)) ||
-	    pick_sibling(&ctx.disk, ctx.swapdev, &ctx.sib, why, sizeof(why)))
+	if (zs_swap_disk(&env, &ctx.disk, &ctx.swapdev))
+		ksft_exit_skip("swap area %s is not on a block device\n",
+			       env.swap_path);
+	if (pick_sibling(&ctx.disk, ctx.swapdev, &ctx.sib, why, sizeof(why)))
 		ksft_exit_skip("%s\n", why);
 	if (zs_io_controller_enable(&env))
 		ksft_exit_skip("cannot enable the io controller\n");

@@ -218,13 +218,11 @@ int main(void)
 {
 	char why[512] = ZS_NOT_RUN, path[PATH_MAX];
 	struct zs_disk d;
-	struct stat st;
 	int res;
 
 	ksft_print_header();
 	zs_setup(&env, 128 * 1024);
-	if (stat(env.swap_path, &st) ||
-	    zs_whole_disk(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, &d))
+	if (zs_swap_disk(&env, &d, NULL))
 		ksft_exit_skip("cannot find the disk of %s\n", env.swap_path);
 	if (iocost_off(&d))
 		ksft_exit_skip("cannot turn iocost off on %u:%u\n", d.maj, d.min);

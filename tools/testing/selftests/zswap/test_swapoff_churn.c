@@ -68,11 +68,6 @@ static int workload_fn(void *arg)
 	return 0;
 }
 
-static int swapoff_fn(void *arg)
-{
-	return swapoff((const char *)arg) ? errno : 0;
-}
-
 /* One cycle; its swapoff's time in ms, or -1 with @why filled in. */
 static long long one_cycle(const char *cg, char *why, size_t len)
 {
@@ -84,21 +79,19 @@ static long long one_cycle(const char *cg, char *why, size_t len)
 	snprintf(amount, sizeof(amount), "%zu", REGION);
 	cg_write(cg, "memory.reclaim", amount);	/* -EAGAIN: not all of it */
 	t0 = zs_now_ms();
-	off = zs_cg_spawn(env.cgroot, swapoff_fn, env.swap_path);
+	off = zs_cg_spawn(env.cgroot, zs_swapoff_fn, env.swap_path);
 	if (off < 0) {
 		snprintf(why, len, "cannot start swapoff");
 		return -1;
 	}
 	ret = zs_wait_for_exit(off, &status, SWAPOFF_MS);
 	t0 = zs_now_ms() - t0;
-	if (ret) {
-		/* swapoff will end some time: the swap area is not ours to use now */
-		snprintf(why, len, "swapoff did not return within %d s", SWAPOFF_MS / 1000);
-		return -1;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(why, len, "swapoff failed: %s", strerror(WEXITSTATUS(status)));
-		zs_swapon(&env);
+	if (ret || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		snprintf(why, len, "swapoff: %s (bound %d s)",
+			 ret ? "did not return" : !WIFEXITED(status) ?
+			 "killed" : strerror(WEXITSTATUS(status)),
+			 SWAPOFF_MS / 1000);
+		zs_swapoff_abort(&env, ret ? off : -1, SWAPOFF_MS);
 		return -1;
 	}
 	if (zs_swapon(&env)) {

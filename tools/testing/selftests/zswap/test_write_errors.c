@@ -54,7 +54,7 @@
 #define IOCOST_MODEL		"ctrl=user model=linear rbps=524288000 rseqiops=40000 rrandiops=20000 wbps=524288000 wseqiops=40000 wrandiops=20000"
 
 static struct zs_env env;
-static char make_it_fail[PATH_MAX];
+static char make_it_fail[PATH_MAX + 64];
 
 struct wl_arg {
 	int to_parent;

@@ -954,6 +954,24 @@ int zs_whole_disk(dev_t dev, struct zs_disk *d)
 	return 0;
 }
 
+/*
+ * The whole disk of @env's swap area in @d, and in @dev (unless NULL) the
+ * device the area is on (its partition, or a swap file's filesystem).
+ * Returns 0 or a negative errno.
+ */
+int zs_swap_disk(const struct zs_env *env, struct zs_disk *d, dev_t *dev)
+{
+	struct stat st;
+	dev_t area;
+
+	if (stat(env->swap_path, &st))
+		return -errno;
+	area = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	if (dev)
+		*dev = area;
+	return zs_whole_disk(area, d);
+}
+
 bool zs_same_disk(const struct zs_disk *a, const struct zs_disk *b)
 {
 	return a->maj == b->maj && a->min == b->min;
@@ -1069,10 +1087,8 @@ int zs_iocost_on_swap(const struct zs_env *env, const char *qos,
 		      const char *model, char *why, size_t len)
 {
 	struct zs_disk d;
-	struct stat st;
 
-	if (stat(env->swap_path, &st) ||
-	    zs_whole_disk(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, &d)) {
+	if (zs_swap_disk(env, &d, NULL)) {
 		snprintf(why, len, "cannot find the disk of %s", env->swap_path);
 		return -1;
 	}
@@ -1419,6 +1435,42 @@ int zs_swapon(const struct zs_env *env)
 			((env->swap_prio << SWAP_FLAG_PRIO_SHIFT) &
 			 SWAP_FLAG_PRIO_MASK);
 	return swapon(env->swap_path, flags) ? -errno : 0;
+}
+
+/* A zs_cg_spawn() function: swapoff(@path); 0 or the errno. */
+int zs_swapoff_fn(void *path)
+{
+	return swapoff((const char *)path) ? errno : 0;
+}
+
+/*
+ * After a swapoff of @env's area that failed or did not return (@off, its
+ * child, or -1 if it is not running): kills it, waiting up to @ms (an
+ * interrupted swapoff leaves the area on), and swaps the area on again if
+ * it went off all the same, so that the programs after this one still
+ * have swap. Says what it did.
+ */
+void zs_swapoff_abort(const struct zs_env *env, pid_t off, int ms)
+{
+	char path[64], stack[2048];
+	int status, on;
+
+	if (off > 0) {
+		snprintf(path, sizeof(path), "/proc/%d/stack", off);
+		if (zs_read_file(path, stack, sizeof(stack)) >= 0)
+			ksft_print_msg("swapoff: where it waits:\n%s\n", stack);
+		kill(off, SIGKILL);
+		if (zs_wait_for_exit(off, &status, ms))
+			ksft_print_msg("swapoff: still running %d s after SIGKILL\n",
+				       ms / 1000);
+	}
+	on = zs_swap_active(env->swap_path);
+	if (!on)
+		ksft_print_msg("swapoff: %s off after all; swapon: %s\n",
+			       env->swap_path,
+			       zs_swapon(env) ? strerror(errno) : "done");
+	else if (on < 0)
+		ksft_print_msg("swapoff: cannot read /proc/swaps\n");
 }
 
 /* The KiB in use on the swap area @path, -1 if it is not listed. */

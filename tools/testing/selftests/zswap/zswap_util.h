@@ -121,6 +121,7 @@ struct zs_disk {
 };
 
 int zs_whole_disk(dev_t dev, struct zs_disk *d);
+int zs_swap_disk(const struct zs_env *env, struct zs_disk *d, dev_t *dev);
 bool zs_same_disk(const struct zs_disk *a, const struct zs_disk *b);
 int zs_io_controller_enable(const struct zs_env *env);
 int zs_iocost_enable(const struct zs_env *env, const struct zs_disk *d,
@@ -134,6 +135,8 @@ long long zs_psi_full_us(const char *cg, const char *res);
 
 /* Swap areas */
 int zs_swapon(const struct zs_env *env);
+int zs_swapoff_fn(void *path);
+void zs_swapoff_abort(const struct zs_env *env, pid_t off, int ms);
 long long zs_swap_used_kb(const char *path);
 
 /* Kernel threads, by the start of their comm ("kswapd"); returns how many. */
