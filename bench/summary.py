@@ -35,7 +35,7 @@ import sys
 
 ARMS = ["A", "B", "C"]
 WORKLOADS = ["cache", "compile", "oltp"]
-SCENARIOS = ["none", "open", "mild", "heavy"]
+SCENARIOS = ["none", "bare", "open", "mild", "heavy"]
 WORKLOAD_TASKS = ("cachebench", "cc1", "gcc", "as", "mariadbd", "sysbench")
 # A workload's exit statuses that still give figures (cachebench 2: data
 # corruption, flagged apart; compile.sh 3: timed out, a lower bound).

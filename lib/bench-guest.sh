@@ -28,13 +28,15 @@ mount_fs() {
 }
 
 # setup_disk: swap on partition 1; the disk is non-rotational, and iocost
-# runs on it with a model equal to the VM's throttle (see lib/bench.sh).
+# runs on it with a model equal to the VM's throttle (see lib/bench.sh),
+# except in scenario bare, which has no IO controller.
 setup_disk() {
 	local majmin
 	[ -b /dev/${DEV}1 ] && [ -b /dev/${DEV}2 ] || fail "no /dev/${DEV}1 and /dev/${DEV}2"
 	echo 0 >/sys/block/$DEV/queue/rotational
 	mkswap -q /dev/${DEV}1 >/dev/null
 	swapon /dev/${DEV}1
+	[ "$BENCH_SCENARIO" != bare ] || return 0
 	majmin=$(cat /sys/block/$DEV/dev)
 	echo "$majmin ctrl=user model=linear $BENCH_IOCOST_MODEL" >$CG/io.cost.model
 	echo "$majmin enable=1 ctrl=user $BENCH_IOCOST_QOS" >$CG/io.cost.qos

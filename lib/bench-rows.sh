@@ -38,6 +38,13 @@
 #                  with PF_MEMALLOC (reserves, charges forced past
 #                  memory.max) instead of failing its allocation and
 #                  stopping at the memcg's limit
+#   defer-uncontrolled  the tip without patch 21's gate: where no IO
+#                  controller is set up the shrinker defers to the worker
+#                  (unpaced) instead of writing in place; the edit of
+#                  mutation no_controller_defers in lib/mutants.txt
+#   unbatched      the tip with each shrinker write submitted as its own
+#                  bio (swap_write_submit() after every __swap_writepage()):
+#                  what batching gives, in place and in the worker
 #   v1             the series before issue 13 (patches/ of our commit
 #                  V1_REV, v1 as benchmarked on 2026-11-30), in one commit
 # The variant rows are commits made here (branch bench/<row> of
@@ -61,7 +68,7 @@ set -euo pipefail
 . "$ROOT/lib/edits.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
-ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc v1"
+ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc defer-uncontrolled unbatched v1"
 # The tip before issue 13 (series v2): the last commit of our repository
 # with v1's patches/ (the OLTP standard run's docs, 2026-11-30).
 V1_REV=1658d48
@@ -94,6 +101,11 @@ PLUGGED='	struct blk_plug plug;
 	swap_write_submit(&walk->io);
 	blk_finish_plug(&plug);
 	return freed;'
+WRITE='	__swap_writepage(ctx, folio);
+'
+WRITE_ALONE='	__swap_writepage(ctx, folio);
+	swap_write_submit(ctx);
+'
 INCLUDE='#include <linux/zsmalloc.h>'
 WORKER_RUN='		written = zswap_wb_chunks(memcg, nid, nr, ZSWAP_WB_SHRINKER,
 					  &state->wb_written);'
@@ -186,14 +198,23 @@ identity_of() {
 		GIT_COMMITTER_EMAIL=$GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE=$GIT_COMMITTER_DATE "$@"
 }
 
+# mutation_edit NAME: mutation NAME's from and to of lib/mutants.txt,
+# separated by \037 (a row written once, as that mutation).
+mutation_edit() {
+	local e
+	e=$(mutation_records "$MUTATIONS" "$1" | cut -d $'\037' -f 4,5)
+	[ -n "$e" ] || die "lib/mutants.txt has no mutation $1"
+	echo "$e"
+}
+
 # row_commit ROW: prints the commit of ROW, made if need be. The age-only
 # rows take their edit from mutation fallback_on_age_only, so that it is
-# written once, in lib/mutants.txt; age-100 changes its age.
+# written once, in lib/mutants.txt; age-100 changes its age;
+# defer-uncontrolled is mutation no_controller_defers.
 row_commit() {
 	local blk="$INCLUDE
-#include <linux/blkdev.h>" age age_from age_to age_100
-	age=$(mutation_records "$MUTATIONS" fallback_on_age_only | cut -d $'\037' -f 4,5)
-	[ -n "$age" ] || die "lib/mutants.txt has no mutation fallback_on_age_only"
+#include <linux/blkdev.h>" age age_from age_to age_100 nc
+	age=$(mutation_edit fallback_on_age_only)
 	age_from=${age%%$'\037'*} age_to=${age#*$'\037'}
 	age_100=${age_to/msecs_to_jiffies(500)/msecs_to_jiffies(100)}
 	case $1 in
@@ -211,6 +232,10 @@ row_commit() {
 	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
 	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;
 	worker-memalloc) variant "$1" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
+	defer-uncontrolled)
+		nc=$(mutation_edit no_controller_defers)
+		variant "$1" "${nc%%$'\037'*}" "${nc#*$'\037'}" ;;
+	unbatched) variant "$1" "$WRITE" "$WRITE_ALONE" ;;
 	v1) patches_commit "$1" "$V1_REV" ;;
 	*) usage ;;
 	esac

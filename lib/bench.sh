@@ -25,7 +25,9 @@
 # adds an arm NAME, shrinker on, running commit REV of build/linux (a
 # design-choice row, lib/bench-rows.sh); with rows the arms default to
 # the rows.
-# Scenarios: none runs no sibling; otherwise the IO
+# Scenarios: none runs no sibling; bare runs no sibling and no IO
+# controller at all (iocost off, no io.max, no io.latency: the
+# no-controller rows of issue 34, item 2); otherwise the IO
 # sibling is an open-loop O_DIRECT random writer at a fixed SIB_OPEN_IOPS
 # with iocost's latency targets on (open: its own IOPS and p99 latency
 # are a metric that may regress), one synchronous writer (mild) or keeps
@@ -79,7 +81,7 @@ HOST_LOAD_MAX=${HOST_LOAD_MAX:-$(awk -v n="$(nproc)" 'BEGIN { print n + 1.5 }')}
 HOST_LOAD_EVERY=10			# seconds between host load samples
 BENCH_BPS=${BENCH_BPS:-16777216}
 ALL_ARMS="A B C"
-ALL_SCENARIOS="none open mild heavy"
+ALL_SCENARIOS="none bare open mild heavy"
 STANDARD_SCENARIOS="open heavy"
 # The open-loop sibling: fio at a fixed rate, Poisson arrivals, up to 64
 # in flight, so that a slow disk makes its latency grow instead of its
@@ -437,7 +439,7 @@ arm_shrinker() {
 
 scenario_depth() {
 	case $1 in
-	none) echo 0 ;;
+	none|bare) echo 0 ;;
 	open) echo "$SIB_OPEN_DEPTH" ;;
 	mild) echo 1 ;;
 	heavy) echo 16 ;;

@@ -47,7 +47,8 @@
  *     (throttled or not) both happened, in their debugfs counters.
  * Pool limit phase: pool_limit_writeback_unthrottled: shrinker off, a
  * cgroup whose memory.zswap.max is far below its data; the pool is held,
- * stores go on, and its writeback does not wait in iocost. Then, shrinker
+ * stores go on, and its writeback neither waits in iocost nor pays an IO
+ * delay (debugfs paced_wb_ms +0). Then, shrinker
  * on, beside a cgroup at io.weight 1 whose lruvec work pays its IO delay
  * (held), the global pool limit's shrink_worker starts while that work is
  * still held (workqueue events in a trace instance); at least one
@@ -160,13 +161,16 @@
  * waits in iocost and is charged as debt instead. The workload still
  * waits for its own throttled reads (its program pages come back from
  * the scratch partition on the same disk), so cost.wait may reach
- * PL_WAIT_MAX_US, or its debt when that is larger, but no more.
+ * PL_WAIT_MAX_US, or its debt when that is larger, but no more. Nothing
+ * writes back paced here (no lruvec work with the shrinker off, and the
+ * limits' writeback is not paced): debugfs paced_wb_ms must not rise.
  */
 #define PL_MEM_MAX		ZS_MB(32)
 #define PL_ZSWAP_MAX		ZS_MB(2)
 #define PL_ALLOC		ZS_MB(48)
 #define PL_BOUND_MS		150000
 #define PL_WAIT_MAX_US		1000000LL
+#define PL_PAY_SETTLE_MS	1000
 
 /*
  * Test 7: how long to wait for lruvec work with a claim behind it, how
@@ -2306,6 +2310,7 @@ static void phase_pool_limit(void)
 	/* the check-to-charge slack of zswap_store(), see test_pool_limit */
 	long long slack = (env.nr_cpus + 2) * env.page_size;
 	long long out_p = -1, out_d = -1, wb = -1, wait, indebt, ooms = -1;
+	long long paced;
 	struct zs_peak pk = { 0 };
 	int msg, rd = -1, wr = -1, status = 0;
 	uint64_t t0, t_p = 0, t_d = 0;
@@ -2336,6 +2341,9 @@ static void phase_pool_limit(void)
 		goto out;
 	}
 
+	/* a run of lruvec work paying as the shrinker went off ends first */
+	zs_sleep_ms(PL_PAY_SETTLE_MS);
+	paced = zs_debugfs_or("paced_wb_ms", 0);
 	t0 = zs_now_ms();
 	pid = start_workload(cg, &wa, PL_ALLOC, PL_BOUND_MS, &rd, &wr);
 	if (pid < 0) {
@@ -2358,6 +2366,7 @@ static void phase_pool_limit(void)
 	wb = zs_memstat_or(cg, "zswpwb", -1);
 	wait = zs_io_stat(cg, &ctx.disk, "cost.wait");
 	indebt = zs_io_stat(cg, &ctx.disk, "cost.indebt");
+	paced = zs_debugfs_or("paced_wb_ms", 0) - paced;
 	zs_cg_key(cg, "memory.events", "oom_kill", &ooms);
 	if (msg == -ETIMEDOUT)
 		kill(pid, SIGKILL);
@@ -2374,6 +2383,7 @@ static void phase_pool_limit(void)
 		       out_p, out_d, wb, ooms);
 	ksft_print_msg("pool limit: cost.wait %lld us, indebt %lld us (bound max(%lld, debt))\n",
 		       wait, indebt, PL_WAIT_MAX_US);
+	ksft_print_msg("pool limit: paced_wb_ms +%lld (bound 0)\n", paced);
 
 	/*
 	 * The second pass need not end within the bound: the pages zswap
@@ -2404,6 +2414,10 @@ static void phase_pool_limit(void)
 		set_result(CASE_POOL_LIMIT, KSFT_FAIL,
 			   "cost.wait %lld us, expected <= max(%lld, cost.indebt %lld) us: pool-limit writeback was throttled",
 			   wait, PL_WAIT_MAX_US, indebt);
+	else if (paced > 0)
+		set_result(CASE_POOL_LIMIT, KSFT_FAIL,
+			   "paced_wb_ms +%lld, expected +0: pool-limit writeback paid an IO delay",
+			   paced);
 	else
 		set_result(CASE_POOL_LIMIT, KSFT_PASS, "");
 out:
