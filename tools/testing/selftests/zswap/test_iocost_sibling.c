@@ -1829,23 +1829,26 @@ out:
  * no stores until it has run; lruvec work (zswap_wb_work_fn) runs for as
  * long as its cgroup's IO delay, paid between chunks, says. A filler
  * cgroup stores all along. Once the lruvec work of a cgroup at io.weight 1
- * is seen held (OWNER_HELD), max_pool_percent goes to 0 for
+ * is seen starting a run (OWNER_FRESH), max_pool_percent goes to 0 for
  * PL_SWITCH_MS, so that the filler's next store hits the limit and queues
  * shrink_worker while that run of lruvec work goes on: a paced run lasts
- * a second or so, not the seconds a throttled bio held one. At 0 every
+ * half a second to a second, not the seconds a throttled bio held one, so
+ * a run seen held (250 ms old) has too little of it left. At 0 every
  * store fails and the held cgroup's pool drains, so its lruvec work soon
  * has nothing to run for: the limit goes back up, the pool refills, and
- * the switch is made again at the next held run. A queueing counts from when
- * shrink_worker was free to start (when queued, or when the run it was
- * queued during ended); each one with a run of lruvec work in progress
- * that went on for PL_HELD_MIN_MS or more after it must have started
- * before that run ended, and every queueing within PL_START_MAX_MS.
- * Where lruvec work shares shrink_wq's single active slot, shrink_worker
- * starts only after it. At least one queueing beside held work must be
- * seen within PL_HELD_MS of the first switch, or the try is made again, up to
- * PL_HELD_TRIES; with none, the case has shown nothing and fails. The
- * times are the workqueue events of both functions, recorded in a trace
- * instance of their own, looked at every PL_LOOK_MS.
+ * the switch is made again at the next fresh run. A queueing counts from
+ * when shrink_worker was free to start (when queued, or when the run it
+ * was queued during ended); each one beside a run of lruvec work that
+ * began before shrink_worker did and went on for PL_HELD_MIN_MS or more
+ * after it was free must have started before that run ended, and every
+ * queueing within PL_START_MAX_MS. Where lruvec work shares shrink_wq's
+ * single active slot, shrink_worker starts only after it (also after a
+ * run that took the slot as shrink_worker's last run freed it). At least
+ * one queueing beside held work must be seen within PL_HELD_MS of the
+ * first switch, or the try is made again, up to PL_HELD_TRIES; with none,
+ * the case has shown nothing and fails. The times are the workqueue
+ * events of both functions, recorded in a trace instance of their own,
+ * looked at every PL_LOOK_MS.
  */
 #define PL_TAG			"pool limit, held worker"
 #define PL_HELD_WEIGHT		"1"
@@ -2224,7 +2227,10 @@ static int wq_mark(void)
  * a queueing with a later one ran even when the trace does not pair a
  * start with it (vCPU clock skew): implied, not judged. The last one
  * counts as unstarted once it has been free to start for
- * PL_START_MAX_MS.
+ * PL_START_MAX_MS. A queueing is beside held work when a run of lruvec
+ * work that began before it started went on for PL_HELD_MIN_MS or more
+ * after it was free to start; it started after that work when it
+ * started as (within WQ_SKEW_US) or after the last such run ended.
  */
 static void wq_judge(const struct wq_trace *t, struct wq_verdict *v,
 		     long long now)
@@ -2253,12 +2259,12 @@ static void wq_judge(const struct wq_trace *t, struct wq_verdict *v,
 		v->started++;
 		v->longest_start = max_ll(v->longest_start, q->start - q->free_at);
 		held_until = -1;
-		for (j = 0; j < t->nr_runs && t->runs[j].start <= q->free_at; j++)
+		for (j = 0; j < t->nr_runs && t->runs[j].start <= q->start; j++)
 			held_until = max_ll(held_until, wb_run_end(t, &t->runs[j]));
 		if (held_until - q->free_at < PL_HELD_MIN_MS * 1000LL)
 			continue;
 		v->beside++;
-		v->after += q->start >= held_until;
+		v->after += q->start + WQ_SKEW_US >= held_until;
 	}
 }
 
@@ -2695,10 +2701,10 @@ static int pool_limit_switch(struct held_owner *h, struct wq_verdict *v,
 }
 
 /*
- * Test 5, second part, one try on @h, started and held, the filler
- * storing: switches (pool_limit_switch()), each at a run of lruvec work
- * seen held, until a queueing beside held work is judged (or PL_HELD_MS).
- * Returns as pool_limit_verdict() does.
+ * Test 5, second part, one try on @h, its lruvec work seen starting a
+ * run, the filler storing: switches (pool_limit_switch()), each at a run
+ * seen starting, until a queueing beside held work is judged (or
+ * PL_HELD_MS). Returns as pool_limit_verdict() does.
  */
 static int pool_limit_held_try(struct held_owner *h, int n, char *why,
 			       size_t len)
@@ -2716,7 +2722,7 @@ static int pool_limit_held_try(struct held_owner *h, int n, char *why,
 	end = zs_now_ms() + PL_HELD_MS;
 	for (now = zs_now_ms(); !ret && now < end && !pool_limit_judged(&v);
 	     now = zs_now_ms()) {
-		if (switches && wq_wait_owner(&h->t, OWNER_HELD, end - now))
+		if (switches && wq_wait_owner(&h->t, OWNER_FRESH, end - now))
 			break;
 		ret = pool_limit_switch(h, &v, why, len);
 		switches++;
@@ -2758,7 +2764,7 @@ static void pool_limit_beside_held_worker(void)
 	static const struct held_case hc = {
 		.c = CASE_POOL_LIMIT, .tag = PL_TAG,
 		.prefix = "zswap_iocost_held", .limit = "memory.max",
-		.weight = PL_HELD_WEIGHT, .w = OWNER_HELD,
+		.weight = PL_HELD_WEIGHT, .w = OWNER_FRESH,
 		.wait_ms = PL_HELD_WAIT_MS,
 		.need_ms = PL_HELD_WAIT_MS + PL_HELD_MS + PL_SWITCH_MS +
 			   PL_START_MAX_MS + PL_LOOK_MS + WL_EXIT_MS,
