@@ -61,7 +61,7 @@
  * Stop phase, the worker held paying its IO delay (the work's runs seen
  * in the trace):
  *   worker_stops_on_writeback_disabled: memory.zswap.writeback=0 in the
- *     first 0.2 s of a run (io.weight 100); zswpwb then rises by at most
+ *     first 0.2 s of a run (io.weight 1); zswpwb then rises by at most
  *     the chunks under way (the worker's, one in place).
  *   swapoff_races_worker: swapoff of the swap area while the work runs
  *     (io.weight 1) succeeds, every page reads back intact, the area is
@@ -189,7 +189,8 @@
 #define TG_TRIES		3
 #define TG_AFTER_MS		10000
 #define TG_CHUNK		32
-#define TG_WEIGHT		WL_WEIGHT
+/* low: runs that pay delays outlast the write (at 100 some ended first) */
+#define TG_WEIGHT		"1"
 #define SO_WAIT_MS		60000
 #define SO_TRIES		3
 #define SO_MS			120000
