@@ -12,9 +12,11 @@
 #   DEVICE   the swap disk's QEMU throttle, and iocost's linear model of
 #            it: normal (1000 IOPS, 16 MiB/s), slow (512 IOPS, 2 MiB/s),
 #            vslow (128 IOPS, 512 KiB/s)
-#   SIBLING  lib/bench.sh's scenario: none, open (fio at 40% of the
-#            device's IOPS, iocost's latency targets on) or heavy (16
-#            writes in flight, fixed vrate); io.weight 1000 against 100
+#   SIBLING  lib/bench.sh's scenario: none (iocost on, no sibling), bare
+#            (no IO controller at all: the series writes back in place),
+#            open (fio at 40% of the device's IOPS, iocost's latency
+#            targets on) or heavy (16 writes in flight, fixed vrate);
+#            io.weight 1000 against 100
 #   SHAPE    2x: the cache workload's 192M working set under memory.max
 #            96M (the public RFC was killed there beside a 16-deep
 #            sibling); 4x: 256M under 64M; manymemcg: 16 memcgs of 16M,
@@ -26,8 +28,9 @@
 # Arms (ARM_TABLE): stock is arm B of lib/bench.sh (7.3.4, shrinker
 # on); the others are rows of lib/bench-rows.sh of the same name (tip:
 # the v2 busy count; fallback-never; age-only: the claim's age only,
-# 500 ms; age-100: 100 ms). An arm that is a row of lib/bench-rows.sh
-# is one more name in ARM_TABLE.
+# 500 ms; age-100: 100 ms; defer-uncontrolled: deferral without an IO
+# controller too, for the bare cells). An arm that is a row of
+# lib/bench-rows.sh is one more name in ARM_TABLE.
 #
 # Runs: lib/bench.sh's oom profile (populate bounded at 180 s, a 30 s
 # run phase), one freshly booted guest per run; in each cell and round
@@ -53,14 +56,14 @@ set -euo pipefail
 PY=/usr/bin/python3
 # NAME:IOPS:BYTES_PER_S
 DEVICES="normal:1000:16777216 slow:512:2097152 vslow:128:524288"
-SIBLINGS="none open heavy"
+SIBLINGS="none bare open heavy"
 # NAME:MEMORY_MAX:WORKING_SET_MB:THREADS:MEMCGS:MAX_POOL_PERCENT (one
 # workload per memcg, each under MEMORY_MAX with WORKING_SET_MB)
 SHAPES="2x:96M:192:4:1:20 4x:64M:256:4:1:20 manymemcg:16M:32:1:16:10"
 EXTRA_CELLS="normal-heavy-manymemcg"
 # NAME:KERNEL, KERNEL being B (lib/bench.sh's stock arm) or row (the row
 # of lib/bench-rows.sh named NAME)
-ARM_TABLE="stock:B tip:row fallback-never:row age-only:row age-100:row"
+ARM_TABLE="stock:B tip:row fallback-never:row age-only:row age-100:row defer-uncontrolled:row"
 SCREEN_ARMS="stock fallback-never"
 OPEN_SHARE_PCT=40		# the open sibling's rate, % of the device's IOPS
 
