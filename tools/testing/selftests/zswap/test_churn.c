@@ -22,6 +22,11 @@
  *   churn_no_controller: the same with iocost off, where the series
  *     writes back in place as stock does; written_back_pages must rise.
  *
+ * A fill that is OOM-killed (memory.events oom_kill) still makes a cycle:
+ * its cgroup is removed once the task is reaped; such cycles are counted
+ * and printed, not failed (OOM outcomes are test_iocost_sibling's
+ * no_oom_under_io_contention's and the OOM matrix's to judge).
+ *
  * Afterwards the parent's nr_dying_descendants must come back to 0 within
  * DYING_MS. Folios still charged to a removed memcg (swap cache left by
  * its writeback) pin it until they are reclaimed, on stock too, so the
@@ -89,13 +94,14 @@ static int fill_fn(void *arg)
 /*
  * One cycle: a new cgroup, filled; its task moved out to @keeper while it
  * still faults its pages in, the cgroup removed at once, the task killed
- * and reaped (a zombie's css_set would pin the cgroup). Returns 0, or -1
- * with @why filled in.
+ * and reaped (a zombie's css_set would pin the cgroup). Returns 0; 1 if
+ * the task was OOM-killed in its fill (the cgroup is removed all the
+ * same); -1 with @why filled in.
  */
 static int churn_one(const char *parent, const char *keeper, int i,
 		     char *why, size_t len)
 {
-	int rd = -1, wr = -1, msg, status, ret = -1;
+	int rd = -1, wr = -1, msg, status, err, ret = -1;
 	struct fill_arg fa;
 	pid_t pid = -1;
 	char name[32];
@@ -118,9 +124,12 @@ static int churn_one(const char *parent, const char *keeper, int i,
 		long long ooms = -1;
 
 		zs_cg_key(cg, "memory.events", "oom_kill", &ooms);
-		snprintf(why, len,
-			 "cgroup %d: the fill did not finish (%d), OOM kills %lld",
-			 i, msg, ooms);
+		if (ooms > 0) {
+			ret = 1;	/* still a cgroup to remove */
+			goto out;
+		}
+		snprintf(why, len, "cgroup %d: the fill did not finish (%d)",
+			 i, msg);
 		goto out;
 	}
 	zs_sleep_ms(MOVE_AFTER_MS);
@@ -128,14 +137,25 @@ static int churn_one(const char *parent, const char *keeper, int i,
 		snprintf(why, len, "cgroup %d: cannot move its task out", i);
 		goto out;
 	}
-	ret = zs_cg_destroy(cg, 10000);
-	if (ret)
-		snprintf(why, len, "cgroup %d: cannot remove it: %s", i,
-			 strerror(-ret));
+	ret = 0;
 out:
+	/* at once while the task runs; after it is reaped if it died */
+	if (!ret || ret == 1) {
+		if (ret == 1) {
+			kill(pid, SIGKILL);
+			zs_wait_for_exit(pid, &status, FILL_MS);
+			pid = -1;
+		}
+		err = zs_cg_destroy(cg, 10000);
+		if (err) {
+			snprintf(why, len, "cgroup %d: cannot remove it: %s", i,
+				 strerror(-err));
+			ret = -1;
+		}
+	}
 	if (pid > 0) {
 		kill(pid, SIGKILL);
-		if (zs_wait_for_exit(pid, &status, FILL_MS) && !ret) {
+		if (zs_wait_for_exit(pid, &status, FILL_MS) && ret >= 0) {
 			snprintf(why, len, "cgroup %d: its task did not exit", i);
 			ret = -1;
 		}
@@ -187,9 +207,9 @@ static void print_dying(const char *tag, const char *parent)
 static int churn(const char *tag, const char *qos, const char *counter,
 		 char *why, size_t len)
 {
-	long long c0, c1, dying, dying_ms, t, longest = 0;
+	long long c0, c1, dying, dying_ms, t, longest = 0, ooms = 0;
 	char *parent, *keeper = NULL;
-	int i, ret = KSFT_FAIL;
+	int i, rc, ret = KSFT_FAIL;
 	uint64_t end;
 
 	if (zs_iocost_set(&env, &disk, qos, MODEL)) {
@@ -211,16 +231,18 @@ static int churn(const char *tag, const char *qos, const char *counter,
 	end = zs_now_ms() + CHURN_MS;
 	for (i = 0; i < CYCLES && zs_now_ms() < end; i++) {
 		t = zs_now_ms();
-		if (churn_one(parent, keeper, i, why, len))
+		rc = churn_one(parent, keeper, i, why, len);
+		if (rc < 0)
 			goto out;
+		ooms += rc;
 		t = zs_now_ms() - t;
 		longest = t > longest ? t : longest;
 	}
 	c1 = zs_debugfs_or(counter, 0);
 	dying = wait_dying(parent, &dying_ms);
 
-	ksft_print_msg("%s: %d cycles, %s +%lld, longest cycle %.1f s\n",
-		       tag, i, counter, c1 - c0, longest / 1000.0);
+	ksft_print_msg("%s: %d cycles (%lld fills OOM-killed), %s +%lld, longest cycle %.1f s\n",
+		       tag, i, ooms, counter, c1 - c0, longest / 1000.0);
 	ksft_print_msg("%s: nr_dying_descendants %lld after %.1f s\n", tag,
 		       dying, dying_ms / 1000.0);
 	if (dying) {
