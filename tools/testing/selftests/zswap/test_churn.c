@@ -28,12 +28,10 @@
  * no_oom_under_io_contention's and the OOM matrix's to judge).
  *
  * Afterwards the parent's nr_dying_descendants must come back to 0 within
- * DYING_MS. Folios still charged to a removed memcg (swap cache left by
- * its writeback) pin it until they are reclaimed, on stock too, so the
- * parent is reclaimed meanwhile: only a reference nobody drops keeps the
- * count up. Each case prints its cycles, the writeback counter's rise,
- * the longest cycle and how long the dying cgroups took to go; under make
- * stress the run's kmemleak scan covers the memcgs these cycles freed.
+ * DYING_MS, the parent reclaimed meanwhile (zs_wait_no_dying()). Each
+ * case prints its cycles, the writeback counter's rise, the longest cycle
+ * and how long the dying cgroups took to go; under make stress the run's
+ * kmemleak scan covers the memcgs these cycles freed.
  */
 #include <errno.h>
 #include <signal.h>
@@ -164,24 +162,6 @@ out:
 	return ret;
 }
 
-/*
- * Reclaims @parent until its nr_dying_descendants is 0 or DYING_MS have
- * passed. Returns the last count read (-1 if none), *@ms the time taken.
- */
-static long long wait_dying(const char *parent, long long *ms)
-{
-	uint64_t t0 = zs_now_ms();
-	long long dying = -1;
-
-	while (!zs_cg_key(parent, "cgroup.stat", "nr_dying_descendants",
-			  &dying) && dying && zs_now_ms() - t0 < DYING_MS) {
-		cg_write(parent, "memory.reclaim", "64M");	/* -EAGAIN too */
-		zs_sleep_ms(200);
-	}
-	*ms = zs_now_ms() - t0;
-	return dying;
-}
-
 /* What the dying cgroups under @parent still hold, for a failure. */
 static void print_dying(const char *tag, const char *parent)
 {
@@ -239,7 +219,9 @@ static int churn(const char *tag, const char *qos, const char *counter,
 		longest = t > longest ? t : longest;
 	}
 	c1 = zs_debugfs_or(counter, 0);
-	dying = wait_dying(parent, &dying_ms);
+	t = zs_now_ms();
+	dying = zs_wait_no_dying(parent, t + DYING_MS);
+	dying_ms = zs_now_ms() - t;
 
 	ksft_print_msg("%s: %d cycles (%lld fills OOM-killed), %s +%lld, longest cycle %.1f s\n",
 		       tag, i, ooms, counter, c1 - c0, longest / 1000.0);

@@ -2943,20 +2943,7 @@ static void phase_dying(void)
 	}
 
 	zs_cg_key(parent, "cgroup.stat", "nr_dying_descendants", &dying0);
-	dying = dying0;
-	/*
-	 * Folios still charged to the removed memcg (swap cache left by its
-	 * writeback, per-CPU charge stock) pin it until they are reclaimed:
-	 * reclaim the parent meanwhile, so that only a reference zswap
-	 * forgot to drop can keep the count up.
-	 */
-	while (dying && zs_now_ms() < t_rm + DY_WAIT_MS) {
-		cg_write(parent, "memory.reclaim", "64M");
-		zs_sleep_ms(200);
-		if (zs_cg_key(parent, "cgroup.stat", "nr_dying_descendants",
-			      &dying))
-			break;
-	}
+	dying = zs_wait_no_dying(parent, t_rm + DY_WAIT_MS);
 	if (!dying)
 		gone_ms = zs_now_ms() - t_rm;
 

@@ -556,6 +556,30 @@ int zs_cg_ll(const char *cg, const char *file, long long *val)
 	return zs_read_ll(path, val);
 }
 
+/**
+ * zs_wait_no_dying() - wait for the removed cgroups under a parent to go
+ * @parent: the parent cgroup
+ * @until_ms: the zs_now_ms() time to give up at
+ *
+ * Folios still charged to a removed memcg (swap cache left by its
+ * writeback) keep it dying until they are reclaimed, so @parent is
+ * reclaimed meanwhile: only a reference nobody drops keeps the count up.
+ *
+ * Return: the last nr_dying_descendants of @parent read (0 once they are
+ * gone), -1 if none could be read.
+ */
+long long zs_wait_no_dying(const char *parent, uint64_t until_ms)
+{
+	long long dying = -1;
+
+	while (!zs_cg_key(parent, "cgroup.stat", "nr_dying_descendants",
+			  &dying) && dying && zs_now_ms() < until_ms) {
+		cg_write(parent, "memory.reclaim", "64M");	/* -EAGAIN too */
+		zs_sleep_ms(200);
+	}
+	return dying;
+}
+
 int zs_vmstat(const char *field, long long *val)
 {
 	return zs_read_key("/proc/vmstat", field, val);

@@ -78,6 +78,7 @@ int zs_vmstat(const char *field, long long *val);
 int zs_cg_key(const char *cg, const char *file, const char *key, long long *val);
 int zs_memstat(const char *cg, const char *field, long long *val);
 int zs_cg_ll(const char *cg, const char *file, long long *val);
+long long zs_wait_no_dying(const char *parent, uint64_t until_ms);
 int zs_debugfs(const char *name, long long *val);
 long long zs_memstat_or(const char *cg, const char *field, long long dflt);
 long long zs_debugfs_or(const char *name, long long dflt);
