@@ -17,6 +17,13 @@
   summary.py oom-pick DIR      the cells of DIR a follow-up should run (an
                                arm OOM-killed, near memory.max, or an
                                outcome unlike stock's), one a line
+  summary.py shares DIR...     iocost's split of the swap disk in the
+                               runs with a sibling (DIR: a results
+                               directory or an OOM matrix): per workload,
+                               scenario and arm, the workload's share of
+                               cost.usage and of requests against its
+                               weight, the sibling's IOPS against its
+                               share, and the worker's paced sleeps
   summary.py image BZIMAGE VMLINUX
                                the release, version string and build ID
                                of a built kernel (lib/bench.sh keeps them
@@ -1560,6 +1567,79 @@ def oom_pick(res):
             print(c)
 
 
+WORKLOAD_IO_WEIGHT = 100        # lib/bench.sh: bench-work's io.weight
+
+
+def share_run(rundir):
+    """A run's iocost split of the swap disk over its whole interval
+    (before/ to after/), or None without both snapshots or a sibling."""
+    p = params(rundir)
+    if p.get("BENCH_SCENARIO") not in ("open", "mild", "heavy"):
+        return None
+    b = lambda f: read(os.path.join(rundir, "before", f))
+    a = lambda f: read(os.path.join(rundir, "after", f))
+    if not a("time") or not b("time"):
+        return None
+    dev = (read(os.path.join(rundir, "iocost.txt")).split() or [None])[0]
+    wl = delta(io_stat(b("io.stat"), dev), io_stat(a("io.stat"), dev))
+    sib = delta(io_stat(b("sibling-io.stat"), dev),
+                io_stat(a("sibling-io.stat"), dev))
+    zs = delta(keyvals(b("zswap-debugfs")), keyvals(a("zswap-debugfs")))
+    t = float(a("time")) - float(b("time"))
+    model = dict(f.split("=", 1) for f in p.get("BENCH_IOCOST_MODEL", "").split()
+                 if "=" in f)
+    iops = float(model.get("wrandiops", 0))
+    weight = float(p.get("BENCH_SIBLING_WEIGHT", 0) or 0)
+    wu, su = wl.get("cost.usage", 0), sib.get("cost.usage", 0)
+    wreq = wl.get("rios", 0) + wl.get("wios", 0)
+    sreq = sib.get("rios", 0) + sib.get("wios", 0)
+    out = {
+        "weight %": 100 * WORKLOAD_IO_WEIGHT / (WORKLOAD_IO_WEIGHT + weight)
+        if weight else None,
+        "cost.usage share %": 100 * wu / (wu + su) if wu + su else None,
+        "bio share %": 100 * wreq / (wreq + sreq) if wreq + sreq else None,
+        "cost.wait % of T": 100 * wl.get("cost.wait", 0) / 1e6 / t,
+        "cost.indebt % of T": 100 * wl.get("cost.indebt", 0) / 1e6 / t,
+        "sibling IOPS": sreq / t,
+        "sibling IOPS / its share": sreq / t / (iops * weight /
+                                               (weight + WORKLOAD_IO_WEIGHT))
+        if iops and weight else None,
+        "sibling cost.wait % of T": 100 * sib.get("cost.wait", 0) / 1e6 / t,
+    }
+    if "paced_wb_sleeps" in zs:
+        n = zs.get("paced_wb_sleeps", 0)
+        out["worker sleeps"] = n
+        out["worker ms per sleep"] = zs.get("paced_wb_ms", 0) / n if n else None
+    return p.get("BENCH_WORKLOAD", "cache"), p["BENCH_SCENARIO"], p.get("BENCH_ARM"), out
+
+
+def shares(dirs):
+    groups = {}
+    for d in dirs:
+        for pe in sorted(glob.glob(os.path.join(d, "*", "params.env")) +
+                         glob.glob(os.path.join(d, "*", "*", "params.env"))):
+            r = share_run(os.path.dirname(pe))
+            if not r:
+                continue
+            sub = os.path.relpath(os.path.dirname(os.path.dirname(pe)), d)
+            src = os.path.basename(os.path.normpath(d))
+            src += "" if sub == "." else "/" + sub
+            groups.setdefault((src, r[0], r[1]), {}).setdefault(
+                r[2], []).append(r[3])
+    for (src, wl, scen), arms in sorted(groups.items()):
+        names = sorted(arms, key=lambda a: (a not in ARMS, a))
+        metrics = []
+        for r in (r for runs in arms.values() for r in runs):
+            metrics += [k for k in r if k not in metrics]
+        print(f"\n{src}: {wl}, {scen}; median [min-max] over the runs\n")
+        print("| metric | " + " | ".join(names) + " |")
+        print("|---" * (len(names) + 1) + "|")
+        print("| runs | " + " | ".join(str(len(arms[a])) for a in names) + " |")
+        for k in metrics:
+            fmt = "%.2f" if k.endswith("its share") else "%.1f"
+            print(f"| {k} | " + " | ".join(
+                cell([r.get(k) for r in arms[a]], fmt) for a in names) + " |")
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "rows":
         rows(sys.argv[2:])
@@ -1569,6 +1649,9 @@ def main():
         return
     if len(sys.argv) == 3 and sys.argv[1] in ("oom", "oom-pick"):
         (oom if sys.argv[1] == "oom" else oom_pick)(sys.argv[2])
+        return
+    if len(sys.argv) >= 3 and sys.argv[1] == "shares":
+        shares(sys.argv[2:])
         return
     if len(sys.argv) == 4 and sys.argv[1] == "image":
         print("\n".join(image_info(sys.argv[2], sys.argv[3])))

@@ -37,7 +37,16 @@
 #   worker-memalloc the tip with v1's worker context: the deferred walk runs
 #                  with PF_MEMALLOC (reserves, charges forced past
 #                  memory.max) instead of failing its allocation and
-#                  stopping at the memcg's limit
+#                  stopping at the memcg's limit: a forced charge bounded
+#                  by one chunk's folios, whose writes are issued as root
+#   worker-reclaim the tip with the worker allocating as limit reclaim
+#                  does when its no-reclaim try fails: it submits what it
+#                  queued and retries with reclaim (__GFP_NORETRY: one
+#                  round, no OOM kill; in that reclaim the shrinker backs
+#                  off for a kthread)
+#   never-memalloc, never-reclaim  fallback-never with the worker's
+#                  charge policy of worker-memalloc or worker-reclaim:
+#                  whether the charge policy alone keeps the cgroup alive
 #   defer-uncontrolled  the tip without patch 21's gate: where no IO
 #                  controller is set up the shrinker defers to the worker
 #                  (unpaced) instead of writing in place; the edit of
@@ -68,7 +77,7 @@ set -euo pipefail
 . "$ROOT/lib/edits.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
-ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc defer-uncontrolled unbatched v1"
+ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc worker-reclaim never-memalloc never-reclaim defer-uncontrolled unbatched v1"
 # The tip before issue 13 (series v2): the last commit of our repository
 # with v1's patches/ (the OLTP standard run's docs, 2026-11-30).
 V1_REV=1658d48
@@ -107,15 +116,31 @@ WRITE_ALONE='	__swap_writepage(ctx, folio);
 	swap_write_submit(ctx);
 '
 INCLUDE='#include <linux/zsmalloc.h>'
-WORKER_RUN='		written = zswap_wb_chunks(memcg, nid, nr, ZSWAP_WB_SHRINKER,
+WORKER_RUN='		written = zswap_wb_chunks(memcg, nid, nr, reason,
 					  &state->wb_written);'
 WORKER_MEMALLOC='		{
 			unsigned int noreclaim = memalloc_noreclaim_save();
 
-			written = zswap_wb_chunks(memcg, nid, nr, ZSWAP_WB_SHRINKER,
+			written = zswap_wb_chunks(memcg, nid, nr, reason,
 						  &state->wb_written);
 			memalloc_noreclaim_restore(noreclaim);
 		}'
+# the worker's allocation after its no-reclaim try failed: before the
+# tip's rule (only a walk that may reclaim retries), and in worker-reclaim
+# (the worker too submits what it queued and retries with reclaim, no
+# retries and no OOM kill, as a limit charge that may fail)
+ALLOC_RETRY='	if (folio == ERR_PTR(-ENOMEM) && io->sio && !noreclaim) {
+		swap_write_submit(io);
+		folio = zswap_swap_cache_alloc(swpentry, GFP_KERNEL);
+	}'
+ALLOC_RECLAIM='	if (folio == ERR_PTR(-ENOMEM) && noreclaim) {
+		swap_write_submit(io);
+		folio = zswap_swap_cache_alloc(swpentry, GFP_KERNEL |
+					       __GFP_NORETRY | __GFP_NOWARN);
+	} else if (folio == ERR_PTR(-ENOMEM) && io->sio) {
+		swap_write_submit(io);
+		folio = zswap_swap_cache_alloc(swpentry, GFP_KERNEL);
+	}'
 
 usage() {
 	die "usage: lib/bench-rows.sh [--rounds N] [--sibling-weight W] [--workloads WLS] [--scenarios SCENS] [--arms 'A B C'] [--results DIR] [--commits] [ROW...] (rows: $ALL_ROWS)"
@@ -232,6 +257,9 @@ row_commit() {
 	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
 	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;
 	worker-memalloc) variant "$1" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
+	worker-reclaim) variant "$1" "$ALLOC_RETRY" "$ALLOC_RECLAIM" ;;
+	never-memalloc) variant "$1" "$STRUGGLING" "	return false;" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
+	never-reclaim) variant "$1" "$STRUGGLING" "	return false;" "$ALLOC_RETRY" "$ALLOC_RECLAIM" ;;
 	defer-uncontrolled)
 		nc=$(mutation_edit no_controller_defers)
 		variant "$1" "${nc%%$'\037'*}" "${nc#*$'\037'}" ;;
