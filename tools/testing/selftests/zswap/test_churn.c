@@ -55,7 +55,7 @@
 #define MOVE_AFTER_MS		100
 #define PAGE_TAG		0x636875726e636875ULL
 
-#define QOS_ON	"enable=1 ctrl=user rpct=95.00 rlat=5000 wpct=95.00 wlat=5000 min=50.00 max=100.00"
+#define QOS_ON	ZS_IOCOST_QOS
 #define QOS_OFF	"enable=0"
 #define MODEL	"ctrl=user model=linear rbps=52428800 rseqiops=4000 rrandiops=2000 wbps=52428800 wseqiops=4000 wrandiops=2000"
 

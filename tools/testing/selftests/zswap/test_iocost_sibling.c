@@ -208,7 +208,7 @@
  * A user cost model a little slower than a virtio disk on a TCG guest, so
  * that iocost and not the device queue decides who gets the disk.
  */
-#define QOS_DEFAULT	"enable=1 ctrl=user rpct=95.00 rlat=5000 wpct=95.00 wlat=5000 min=50.00 max=100.00"
+#define QOS_DEFAULT	ZS_IOCOST_QOS
 #define MODEL_DEFAULT	"ctrl=user model=linear rbps=52428800 rseqiops=4000 rrandiops=2000 wbps=52428800 wseqiops=4000 wrandiops=2000"
 
 static struct zs_env env;

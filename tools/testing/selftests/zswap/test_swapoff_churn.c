@@ -38,7 +38,6 @@
 #define STEP_MS			120000
 #define PAGE_TAG		0x7377706f66666368ULL
 /* a disk iocost sees as slow, so that the worker pays a delay */
-#define IOCOST_QOS		"enable=1 ctrl=user rpct=95.00 rlat=5000 wpct=95.00 wlat=5000 min=50.00 max=100.00"
 #define IOCOST_MODEL		"ctrl=user model=linear rbps=52428800 rseqiops=4000 rrandiops=2000 wbps=4194304 wseqiops=1000 wrandiops=500"
 
 static struct zs_env env;
@@ -160,7 +159,7 @@ int main(void)
 		ksft_exit_skip("the swap area is not a block device\n");
 	if (zs_param_set("shrinker_enabled", "Y"))
 		ksft_exit_skip("cannot enable the zswap shrinker\n");
-	if (zs_iocost_on_swap(&env, IOCOST_QOS, IOCOST_MODEL, why, sizeof(why)))
+	if (zs_iocost_on_swap(&env, ZS_IOCOST_QOS, IOCOST_MODEL, why, sizeof(why)))
 		ksft_exit_skip("%s\n", why);
 	ksft_set_plan(1);
 

@@ -50,7 +50,6 @@
 #define TAG_B			0x7772657272612d62ULL
 #define FAIL_DIR		DEBUGFS_DIR "/fail_make_request"
 /* iocost with a model far above the guest's disk: it controls, it barely paces */
-#define IOCOST_QOS		"enable=1 ctrl=user rpct=95.00 rlat=5000 wpct=95.00 wlat=5000 min=50.00 max=100.00"
 #define IOCOST_MODEL		"ctrl=user model=linear rbps=524288000 rseqiops=40000 rrandiops=20000 wbps=524288000 wseqiops=40000 wrandiops=20000"
 
 static struct zs_env env;
@@ -191,7 +190,7 @@ int main(void)
 	zs_report(res, "write_errors_redirty", why);
 
 	snprintf(why, sizeof(why), ZS_NOT_RUN);
-	if (zs_iocost_on_swap(&env, IOCOST_QOS, IOCOST_MODEL, why, sizeof(why)))
+	if (zs_iocost_on_swap(&env, ZS_IOCOST_QOS, IOCOST_MODEL, why, sizeof(why)))
 		ksft_test_result_skip("write_errors_redirty_worker: %s\n", why);
 	else
 		zs_report(run_case("write_errors_redirty_worker", true, why,

@@ -116,6 +116,12 @@ int zs_parse_swaps(struct zs_env *env);
 int zs_swap_active(const char *path);
 
 /* Block devices and iocost */
+/*
+ * io.cost.qos for the tests that turn iocost on: set by the user, p95
+ * latency targets of 5 ms, vrate 50-100%. Each test sets its own model.
+ */
+#define ZS_IOCOST_QOS		"enable=1 ctrl=user rpct=95.00 rlat=5000 wpct=95.00 wlat=5000 min=50.00 max=100.00"
+
 struct zs_disk {
 	unsigned int maj;
 	unsigned int min;
