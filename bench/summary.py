@@ -427,6 +427,26 @@ def oom_log(rundir):
     return {k: len(rx.findall(text)) for k, rx in OOM_LOG.items()}
 
 
+def oom_memcgs(rundir):
+    """The memcg of each OOM report in the guest's kernel log: its limit
+    and what its pool and its folios under writeback held then, in % of
+    the limit ([{"zswap %": x, "writeback %": y}, ...])."""
+    text = read(os.path.join(rundir, "dmesg.txt")) or read(os.path.join(rundir, "console.log"))
+    out = []
+    for block in re.split(r"invoked oom-killer", text)[1:]:
+        lim = re.search(r"memory: usage \d+kB, limit (\d+)kB", block)
+        if not lim or not int(lim.group(1)):
+            continue
+        limit = int(lim.group(1)) * 1024
+        stat = {}
+        for k in ("zswap", "file_writeback"):
+            m = re.search(r"\] %s (\d+)\n" % k, block)
+            stat[k] = int(m.group(1)) if m else 0
+        out.append({"zswap %": 100.0 * stat["zswap"] / limit,
+                    "writeback %": 100.0 * stat["file_writeback"] / limit})
+    return out
+
+
 def size_bytes(text):
     """A cgroup size ("96M", "1G", bytes) in bytes, or None ("max")."""
     m = re.match(r"^(\d+)([KMG]?)$", text or "")
@@ -522,6 +542,7 @@ def parse(rundir):
             r["zswap_kworker_cpu_s"] = zs / hz
 
     r["oom_log"] = oom_log(rundir)
+    r["oom_memcgs"] = oom_memcgs(rundir)
     # validity
     console = read(os.path.join(rundir, "console.log")) + read(os.path.join(rundir, "dmesg.txt"))
     if r["vm_rc"] == 124:
@@ -1497,6 +1518,10 @@ OOM_METRICS = [
     ("p99.9 (ms)", lambda r: r["workload"]["p999_us"] / 1000, "%.1f"),
     ("PSI full, cgroup (% of interval)", lambda r: r["psi_share"]["cgroup interval"], "%.0f"),
     ("pool peak (% of memory.max)", lambda r: r["pool_share_max"], "%.0f"),
+    ("pool at OOM reports (% of the memcg's limit, highest)",
+     lambda r: max((k["zswap %"] for k in r.get("oom_memcgs") or []), default=None), "%.0f"),
+    ("under writeback at OOM reports (% of the limit, highest)",
+     lambda r: max((k["writeback %"] for k in r.get("oom_memcgs") or []), default=None), "%.0f"),
     ("memory.max events", lambda r: r["mem_events"]["max"], "%.0f"),
     ("sibling IOPS (fio)", lambda r: r["sibling_fio"]["iops"], "%.0f"),
     ("sibling p99 (ms, fio)", lambda r: r["sibling_fio"]["p99_ms"], "%.1f"),

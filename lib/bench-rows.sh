@@ -47,6 +47,10 @@
 #   never-memalloc, never-reclaim  fallback-never with the worker's
 #                  charge policy of worker-memalloc or worker-reclaim:
 #                  whether the charge policy alone keeps the cgroup alive
+#   wq-wide        the tip with zswap-lruvec-wb at the workqueue's default
+#                  max_active instead of 4: a worker asleep in its payment
+#                  no longer keeps another memcg's work waiting for a slot
+#   never-wide     fallback-never with wq-wide's workqueue
 #   defer-uncontrolled  the tip without patch 21's gate: where no IO
 #                  controller is set up the shrinker defers to the worker
 #                  (unpaced) instead of writing in place; the edit of
@@ -77,7 +81,7 @@ set -euo pipefail
 . "$ROOT/lib/edits.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
-ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc worker-reclaim never-memalloc never-reclaim defer-uncontrolled unbatched v1"
+ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc worker-reclaim never-memalloc never-reclaim wq-wide never-wide defer-uncontrolled unbatched v1"
 # The tip before issue 13 (series v2): the last commit of our repository
 # with v1's patches/ (the OLTP standard run's docs, 2026-11-30).
 V1_REV=1658d48
@@ -260,6 +264,11 @@ row_commit() {
 	worker-reclaim) variant "$1" "$ALLOC_RETRY" "$ALLOC_RECLAIM" ;;
 	never-memalloc) variant "$1" "$STRUGGLING" "	return false;" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
 	never-reclaim) variant "$1" "$STRUGGLING" "	return false;" "$ALLOC_RETRY" "$ALLOC_RECLAIM" ;;
+	wq-wide) variant "$1" "WQ_UNBOUND | WQ_MEM_RECLAIM, ZSWAP_WB_MAX_ACTIVE);" \
+		"WQ_UNBOUND | WQ_MEM_RECLAIM, 0);" ;;
+	never-wide) variant "$1" "$STRUGGLING" "	return false;" \
+		"WQ_UNBOUND | WQ_MEM_RECLAIM, ZSWAP_WB_MAX_ACTIVE);" \
+		"WQ_UNBOUND | WQ_MEM_RECLAIM, 0);" ;;
 	defer-uncontrolled)
 		nc=$(mutation_edit no_controller_defers)
 		variant "$1" "${nc%%$'\037'*}" "${nc#*$'\037'}" ;;
