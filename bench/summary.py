@@ -61,7 +61,8 @@ ZSWAP_COUNTERS = ["written_back_pages", "pool_limit_hit", "reject_reclaim_fail",
                   "decompress_fail",
                   # the series' writeback counters (absent on stock)
                   "deferred_wb_pages", "inplace_wb_throttled_pages",
-                  "inplace_wb_pages", "deferred_wb_nomem"]
+                  "inplace_wb_pages", "deferred_wb_nomem",
+                  "paced_wb_sleeps", "paced_wb_ms"]
 VMSTAT = ["zswpout", "zswpin", "zswpwb", "pswpout", "pswpin", "nrswpout",
           "oom_kill"]
 CPU_STAT = ["usage_usec", "user_usec", "system_usec"]
@@ -487,7 +488,7 @@ def parse(rundir):
                          "cost.wait", "cost.indebt", "cost.indelay"])
         r["sibling_io"] = delta(io_stat(b("sibling-io.stat"), dev),
                                 io_stat(a("sibling-io.stat"), dev),
-                                ["wbytes", "wios", "cost.usage", "cost.wait"])
+                                ["wbytes", "rios", "wios", "cost.usage", "cost.wait"])
         r["swap_part"] = delta(disk_stat(b("swap-part.stat")), disk_stat(a("swap-part.stat")))
         r["disk"] = delta(disk_stat(b("disk.stat")), disk_stat(a("disk.stat")))
         r["zswap"] = delta(keyvals(b("zswap-debugfs")), keyvals(a("zswap-debugfs")),
@@ -1595,22 +1596,13 @@ def oom_pick(res):
 WORKLOAD_IO_WEIGHT = 100        # lib/bench.sh: bench-work's io.weight
 
 
-def share_run(rundir):
-    """A run's iocost split of the swap disk over its whole interval
-    (before/ to after/), or None without both snapshots or a sibling."""
-    p = params(rundir)
-    if p.get("BENCH_SCENARIO") not in ("open", "mild", "heavy"):
+def share_run(r):
+    """A parsed run's iocost split of the swap disk over its whole
+    interval, or None without a sibling or the before/after snapshots."""
+    p, t = r["params"], r.get("interval_s")
+    if r["scenario"] not in ("open", "mild", "heavy") or not t or "io" not in r:
         return None
-    b = lambda f: read(os.path.join(rundir, "before", f))
-    a = lambda f: read(os.path.join(rundir, "after", f))
-    if not a("time") or not b("time"):
-        return None
-    dev = (read(os.path.join(rundir, "iocost.txt")).split() or [None])[0]
-    wl = delta(io_stat(b("io.stat"), dev), io_stat(a("io.stat"), dev))
-    sib = delta(io_stat(b("sibling-io.stat"), dev),
-                io_stat(a("sibling-io.stat"), dev))
-    zs = delta(keyvals(b("zswap-debugfs")), keyvals(a("zswap-debugfs")))
-    t = float(a("time")) - float(b("time"))
+    wl, sib, zs = r["io"], r["sibling_io"], r["zswap"]
     model = dict(f.split("=", 1) for f in p.get("BENCH_IOCOST_MODEL", "").split()
                  if "=" in f)
     iops = float(model.get("wrandiops", 0))
@@ -1632,25 +1624,23 @@ def share_run(rundir):
         "sibling cost.wait % of T": 100 * sib.get("cost.wait", 0) / 1e6 / t,
     }
     if "paced_wb_sleeps" in zs:
-        n = zs.get("paced_wb_sleeps", 0)
+        n = zs["paced_wb_sleeps"]
         out["worker sleeps"] = n
         out["worker ms per sleep"] = zs.get("paced_wb_ms", 0) / n if n else None
-    return p.get("BENCH_WORKLOAD", "cache"), p["BENCH_SCENARIO"], p.get("BENCH_ARM"), out
+    return out
 
 
 def shares(dirs):
     groups = {}
     for d in dirs:
-        for pe in sorted(glob.glob(os.path.join(d, "*", "params.env")) +
-                         glob.glob(os.path.join(d, "*", "*", "params.env"))):
-            r = share_run(os.path.dirname(pe))
-            if not r:
-                continue
-            sub = os.path.relpath(os.path.dirname(os.path.dirname(pe)), d)
-            src = os.path.basename(os.path.normpath(d))
-            src += "" if sub == "." else "/" + sub
-            groups.setdefault((src, r[0], r[1]), {}).setdefault(
-                r[2], []).append(r[3])
+        src = os.path.basename(os.path.normpath(d))
+        cells = oom_cells(d) or ["."]
+        for c in cells:
+            for r in load_runs(os.path.join(d, c)):
+                sh = share_run(r)
+                if sh:
+                    key = (src + ("" if c == "." else "/" + c), r["wl"], r["scenario"])
+                    groups.setdefault(key, {}).setdefault(r["arm"], []).append(sh)
     for (src, wl, scen), arms in sorted(groups.items()):
         names = sorted(arms, key=lambda a: (a not in ARMS, a))
         metrics = []

@@ -120,6 +120,9 @@ WRITE_ALONE='	__swap_writepage(ctx, folio);
 	swap_write_submit(ctx);
 '
 INCLUDE='#include <linux/zsmalloc.h>'
+NEVER='	return false;'
+WQ_NARROW='WQ_UNBOUND | WQ_MEM_RECLAIM, ZSWAP_WB_MAX_ACTIVE);'
+WQ_WIDE='WQ_UNBOUND | WQ_MEM_RECLAIM, 0);'
 WORKER_RUN='		written = zswap_wb_chunks(memcg, nid, nr, reason,
 					  &state->wb_written);'
 WORKER_MEMALLOC='		{
@@ -258,17 +261,14 @@ row_commit() {
 			die "row age-100: mutation fallback_on_age_only has no msecs_to_jiffies(500)"
 		variant "$1" "$age_from" "$age_100" ;;
 	age-plug) variant "$1" "$age_from" "$age_to" "$BATCH" "$PLUGGED" "$INCLUDE" "$blk" ;;
-	fallback-never) variant "$1" "$STRUGGLING" "	return false;" ;;
+	fallback-never) variant "$1" "$STRUGGLING" "$NEVER" ;;
 	fallback-busy) variant "$1" "$STRUGGLING" "	return true;" ;;
 	worker-memalloc) variant "$1" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
 	worker-reclaim) variant "$1" "$ALLOC_RETRY" "$ALLOC_RECLAIM" ;;
-	never-memalloc) variant "$1" "$STRUGGLING" "	return false;" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
-	never-reclaim) variant "$1" "$STRUGGLING" "	return false;" "$ALLOC_RETRY" "$ALLOC_RECLAIM" ;;
-	wq-wide) variant "$1" "WQ_UNBOUND | WQ_MEM_RECLAIM, ZSWAP_WB_MAX_ACTIVE);" \
-		"WQ_UNBOUND | WQ_MEM_RECLAIM, 0);" ;;
-	never-wide) variant "$1" "$STRUGGLING" "	return false;" \
-		"WQ_UNBOUND | WQ_MEM_RECLAIM, ZSWAP_WB_MAX_ACTIVE);" \
-		"WQ_UNBOUND | WQ_MEM_RECLAIM, 0);" ;;
+	never-memalloc) variant "$1" "$STRUGGLING" "$NEVER" "$WORKER_RUN" "$WORKER_MEMALLOC" ;;
+	never-reclaim) variant "$1" "$STRUGGLING" "$NEVER" "$ALLOC_RETRY" "$ALLOC_RECLAIM" ;;
+	wq-wide) variant "$1" "$WQ_NARROW" "$WQ_WIDE" ;;
+	never-wide) variant "$1" "$STRUGGLING" "$NEVER" "$WQ_NARROW" "$WQ_WIDE" ;;
 	defer-uncontrolled)
 		nc=$(mutation_edit no_controller_defers)
 		variant "$1" "${nc%%$'\037'*}" "${nc#*$'\037'}" ;;
