@@ -508,6 +508,13 @@ def parse(rundir):
         charged = max((x.get("zswap_bytes", 0) for x in s), default=0)
         if limit:
             r["pool_share_max"] = 100.0 * charged / (limit * int(p.get("BENCH_MEMCGS") or 1))
+        # each memcg's pool plus its folios under writeback at their
+        # peak, in % of its limit (memcgs.csv, many-memcg cells only)
+        m = samples(os.path.join(rundir, "memcgs.csv"))
+        if m and limit:
+            r["memcg_pool_wb_max"] = 100.0 * max(x["zswap_bytes"] + x["writeback_bytes"]
+                                                 for x in m) / limit
+            r["memcg_pool_max"] = 100.0 * max(x["zswap_bytes"] for x in m) / limit
         r["interval_s"] = s[-1]["t_ms"] / 1000 if s else None
         try:
             r["interval_s"] = float(a("time")) - float(b("time"))
@@ -1519,6 +1526,10 @@ OOM_METRICS = [
     ("p99.9 (ms)", lambda r: r["workload"]["p999_us"] / 1000, "%.1f"),
     ("PSI full, cgroup (% of interval)", lambda r: r["psi_share"]["cgroup interval"], "%.0f"),
     ("pool peak (% of memory.max)", lambda r: r["pool_share_max"], "%.0f"),
+    ("pool, per memcg (peak % of its limit, highest memcg)",
+     lambda r: r.get("memcg_pool_max"), "%.0f"),
+    ("pool + under writeback, per memcg (peak % of its limit, highest memcg)",
+     lambda r: r.get("memcg_pool_wb_max"), "%.0f"),
     ("pool at OOM reports (% of the memcg's limit, highest)",
      lambda r: max((k["zswap %"] for k in r.get("oom_memcgs") or []), default=None), "%.0f"),
     ("under writeback at OOM reports (% of the limit, highest)",

@@ -151,6 +151,10 @@ sampler() {
 	exec 9<>/tmp/bench-sampler.fifo
 	exec 8>"$OUT/kworkers.csv"
 	echo "t_ms,pid,ticks,comm" >&8
+	if [ "${BENCH_MEMCGS:-1}" -gt 1 ]; then
+		exec 7>"$OUT/memcgs.csv"
+		echo "t_ms,memcg,memory_current,zswap_bytes,writeback_bytes" >&7
+	fi
 	t0=${EPOCHREALTIME/./}
 	echo "t_ms,pool_bytes,stored_pages,memory_current,zswap_bytes,cost_wait_us,cost_indebt_us,cost_indelay_us,psi_full_us,sys_psi_full_us"
 	while :; do
@@ -179,7 +183,28 @@ sampler() {
 		done </proc/pressure/memory
 		echo "$(((now - t0) / 1000)),$pool,$stored,$mcur,$zsw,$wait,$debt,$delay,$psi,$spsi"
 		kworker_sample $(((now - t0) / 1000)) >&8
+		[ "${BENCH_MEMCGS:-1}" -le 1 ] || memcg_sample $(((now - t0) / 1000)) >&7
 		read -r -t 1 -u 9 _ || true
+	done
+}
+
+# memcg_sample T_MS: a line "t_ms,memcg,memory_current,zswap_bytes,
+# writeback_bytes" for each of the BENCH_MEMCGS memcgs (memcgs.csv):
+# what a memcg's pool and its folios under writeback (memory.stat's
+# file_writeback, swap-backed folios included) hold of its limit while it
+# lives, beside what the OOM reports say of the ones that die.
+memcg_sample() {
+	local i k v cur zsw wb
+	for ((i = 0; i < BENCH_MEMCGS; i++)); do
+		read -r cur <$WORK/w$i/memory.current || continue
+		zsw=0 wb=0
+		while read -r k v; do
+			case $k in
+			zswap) zsw=$v ;;
+			file_writeback) wb=$v; break ;;
+			esac
+		done <$WORK/w$i/memory.stat
+		echo "$1,$i,$cur,$zsw,$wb"
 	done
 }
 
