@@ -448,6 +448,13 @@ def oom_memcgs(rundir):
     return out
 
 
+def oom_killed_memcgs(rundir):
+    """The indices N of the many-memcg cell's memcgs (bench-work/wN) that
+    the guest's kernel log names as an OOM kill's memcg."""
+    text = read(os.path.join(rundir, "dmesg.txt")) or read(os.path.join(rundir, "console.log"))
+    return {int(n) for n in re.findall(r"oom_memcg=/bench-work/w(\d+)", text)}
+
+
 def size_bytes(text):
     """A cgroup size ("96M", "1G", bytes) in bytes, or None ("max")."""
     m = re.match(r"^(\d+)([KMG]?)$", text or "")
@@ -510,11 +517,18 @@ def parse(rundir):
             r["pool_share_max"] = 100.0 * charged / (limit * int(p.get("BENCH_MEMCGS") or 1))
         # each memcg's pool plus its folios under writeback at their
         # peak, in % of its limit (memcgs.csv, many-memcg cells only)
+        # and apart for the memcgs that lived and those OOM-killed
         m = samples(os.path.join(rundir, "memcgs.csv"))
         if m and limit:
-            r["memcg_pool_wb_max"] = 100.0 * max(x["zswap_bytes"] + x["writeback_bytes"]
-                                                 for x in m) / limit
-            r["memcg_pool_max"] = 100.0 * max(x["zswap_bytes"] for x in m) / limit
+            killed = oom_killed_memcgs(rundir)
+            for key, keep in (("", lambda i: True),
+                              ("_lived", lambda i: i not in killed),
+                              ("_killed", lambda i: i in killed)):
+                sel = [x for x in m if keep(int(x["memcg"]))]
+                if sel:
+                    r["memcg_pool_wb_max" + key] = 100.0 * max(
+                        x["zswap_bytes"] + x["writeback_bytes"] for x in sel) / limit
+                    r["memcg_pool_max" + key] = 100.0 * max(x["zswap_bytes"] for x in sel) / limit
         r["interval_s"] = s[-1]["t_ms"] / 1000 if s else None
         try:
             r["interval_s"] = float(a("time")) - float(b("time"))
@@ -1526,10 +1540,10 @@ OOM_METRICS = [
     ("p99.9 (ms)", lambda r: r["workload"]["p999_us"] / 1000, "%.1f"),
     ("PSI full, cgroup (% of interval)", lambda r: r["psi_share"]["cgroup interval"], "%.0f"),
     ("pool peak (% of memory.max)", lambda r: r["pool_share_max"], "%.0f"),
-    ("pool, per memcg (peak % of its limit, highest memcg)",
-     lambda r: r.get("memcg_pool_max"), "%.0f"),
-    ("pool + under writeback, per memcg (peak % of its limit, highest memcg)",
-     lambda r: r.get("memcg_pool_wb_max"), "%.0f"),
+    ("pool + under writeback, memcgs that lived (sampled peak, % of the limit, highest)",
+     lambda r: r.get("memcg_pool_wb_max_lived"), "%.0f"),
+    ("pool + under writeback, memcgs OOM-killed (sampled before the kill, highest)",
+     lambda r: r.get("memcg_pool_wb_max_killed"), "%.0f"),
     ("pool at OOM reports (% of the memcg's limit, highest)",
      lambda r: max((k["zswap %"] for k in r.get("oom_memcgs") or []), default=None), "%.0f"),
     ("under writeback at OOM reports (% of the limit, highest)",

@@ -26,6 +26,15 @@
  *     writing to the same disk, takes at most 10 s plus 1 s per MiB in
  *     use on the area.
  *
+ * And one case of A alone, since io.max holds none of those writes:
+ *
+ *   io_max_writes_back_in_place: with iocost and io.latency off on the
+ *     swap disk, io.max is no IO controller to zswap. While A writes
+ *     back, zswap's worker writes back nothing (debugfs deferred_wb_pages
+ *     +0) and A's reclaimers write back in place (inplace_wb_pages
+ *     rises): a worker would pay no IO delay there, only race A's
+ *     reclaim for its memory.
+ *
  * Sleeps are counted with their kernel stacks by a hist trigger on
  * sched:sched_switch (zs_sleep_trace_start()): the kernel's own
  * instrumentation, independent of any counter zswap has.
@@ -127,6 +136,7 @@ enum {
 	CASE_OWN_PACE,
 	CASE_TMPFS,
 	CASE_KSWAPD,
+	CASE_IO_MAX,
 	CASE_SWAPOFF,
 	NR_CASES,
 };
@@ -135,6 +145,7 @@ static const char * const case_names[NR_CASES] = {
 	"other_cgroup_own_pace",
 	"tmpfs_reader_bounded",
 	"kswapd_not_throttled",
+	"io_max_writes_back_in_place",
 	"swapoff_bounded",
 };
 
@@ -411,6 +422,54 @@ static void case_own_pace(void)
 out:
 	held_release();
 	run_stop(&b);
+	a_stop(&a);
+}
+
+/*
+ * io.max sets no delay for a cgroup to pay and holds no swap write: A's
+ * shrinker writeback stays with A's reclaimers. A's io.stat has cost.*
+ * keys only when iocost is enabled on the disk; then the case does not
+ * apply.
+ */
+static void case_io_max(void)
+{
+	struct run a = { .rd = -1, .wr = -1 };
+	long long def0, def1, inp0, inp1, wb_a;
+	char why[512];
+
+	def0 = zs_debugfs_or("deferred_wb_pages", -1);
+	inp0 = zs_debugfs_or("inplace_wb_pages", -1);
+	if (def0 < 0 || inp0 < 0) {
+		set_result(KSFT_FAIL,
+			   "cannot read debugfs zswap/deferred_wb_pages and inplace_wb_pages");
+		return;
+	}
+	if (a_start(&a, "zswap_inv_a_alone", why, sizeof(why))) {
+		set_result(KSFT_FAIL, "%s", why);
+		goto out;
+	}
+	wb_a = a_writeback_under_way(&a, why, sizeof(why));
+	if (wb_a < 0) {
+		set_result(KSFT_FAIL, "%s", why);
+		goto out;
+	}
+	def1 = zs_debugfs_or("deferred_wb_pages", -1);
+	inp1 = zs_debugfs_or("inplace_wb_pages", -1);
+	ksft_print_msg("io_max: A's zswpwb %lld; deferred_wb_pages +%lld, inplace_wb_pages +%lld\n",
+		       wb_a, def1 - def0, inp1 - inp0);
+	if (zs_io_stat(a.cg, &ctx.disk, "cost.usage") >= 0)
+		set_result(KSFT_SKIP, "iocost is enabled on the swap disk");
+	else if (def1 != def0)
+		set_result(KSFT_FAIL,
+			   "the worker wrote back %lld pages for a cgroup limited by io.max alone; expected 0",
+			   def1 - def0);
+	else if (inp1 <= inp0)
+		set_result(KSFT_FAIL,
+			   "nothing was written back in place while A wrote back %lld pages",
+			   wb_a);
+	else
+		set_result(KSFT_PASS, "");
+out:
 	a_stop(&a);
 }
 
@@ -1040,6 +1099,7 @@ int main(void)
 		[CASE_OWN_PACE] = case_own_pace,
 		[CASE_TMPFS] = case_tmpfs_reader,
 		[CASE_KSWAPD] = case_kswapd,
+		[CASE_IO_MAX] = case_io_max,
 		/* last: it takes the swap area away for a while */
 		[CASE_SWAPOFF] = case_swapoff,
 	};

@@ -25,11 +25,11 @@
  *     block:block_bio_queue by comm), and the workload's memory "full"
  *     stall stays under a share of its run time.
  *   no_oom_under_io_contention: no OOM kill, both passes complete with
- *     intact data, writeback happened, the compressed pool's peak during
- *     the run stays well under memory.max, and the pool drains. Then,
- *     the sibling stopped and the disk's iocost model slowed to 2M/s,
- *     a first pass alone: no OOM kill, and the pool's peak stays under
- *     the same bound (the fallback paces the allocator).
+ *     intact data within a bound, writeback happened, and the pool
+ *     drains. Then, the sibling stopped and the disk's iocost model
+ *     slowed to 2M/s, a first pass alone: no OOM kill, and the pass
+ *     completes within a bound. The pool's peak and the pool's plus the
+ *     folios under writeback are printed, not judged (struct pool_wb_peak says why).
  * Others phase: the same workload for a minute, next to a cgroup
  * without a memory.max whose task allocates past the available memory,
  * and to a sibling cgroup allocating past a limit the two share, so that
@@ -107,16 +107,6 @@
 #define SIB_WEIGHT		"1000"
 /* A pool over 3/4 of memory.max crowds the workload out: the OOM path. */
 #define POOL_BOUND		(WL_MEM_MAX / 4 * 3)
-/*
- * The pool's peak while the workload runs (memory.stat "zswap", sampled
- * every 100 ms). The shrinker hands writeback to a kworker, and reclaim
- * that keeps meeting pending work while the worker lags writes back in
- * place. Without that fallback nothing bounds the pool but memory.max:
- * measured under a 96M memory.max with this sibling, the pool peaked at
- * 38-41M with the fallback and at 68-96M without it. 60% sits between.
- */
-#define POOL_PEAK_PCT		60
-#define POOL_PEAK_BOUND		(WL_MEM_MAX / 100 * POOL_PEAK_PCT)
 
 /* 16 in flight, as the deep-queue writer of the OOM report. */
 #define SIB_JOBS_DEFAULT	16
@@ -823,13 +813,53 @@ static void check_deferred(bool traced, const struct submitters *sub,
 }
 
 /*
+ * What a memcg's pool, and its pool plus its folios under
+ * writeback (memory.stat "zswap" and "file_writeback", which counts
+ * swap-backed folios too), hold of its limit at their peak, sampled
+ * every 100 ms. Printed, not judged: in the OOM matrix (docs/results.md,
+ * 2026-12-06) neither predicts an OOM kill. Every OOM report had the two
+ * together at 98-99% of the limit, the pool alone anywhere from 19% to
+ * 98%: that is the state of a memcg that dies, whichever of the two
+ * holds it. Before it, sampled once a second, the memcgs that were
+ * killed were seen at 40-95%, while memcgs beside them lived through
+ * peaks of 87-97%. A bound on the peak would fail runs that live and
+ * pass runs that die; the case judges what the matrix judges, the OOM
+ * kill, and the progress the fallback must not cost.
+ */
+struct pool_wb_peak {
+	long long pool;
+	long long pool_wb;
+};
+
+static void pool_wb_sample(const char *cg, struct pool_wb_peak *pk)
+{
+	long long zswap, wb;
+
+	if (zs_memstat(cg, "zswap", &zswap) ||
+	    zs_memstat(cg, "file_writeback", &wb))
+		return;
+	if (zswap > pk->pool)
+		pk->pool = zswap;
+	if (zswap + wb > pk->pool_wb)
+		pk->pool_wb = zswap + wb;
+}
+
+static void pool_wb_print(const char *who, const struct pool_wb_peak *pk)
+{
+	ksft_print_msg("%s: pool peak %lld (%lld%% of memory.max), with writeback %lld (%lld%%)\n",
+		       who, pk->pool, pk->pool * 100 / (long long)WL_MEM_MAX,
+		       pk->pool_wb, pk->pool_wb * 100 / (long long)WL_MEM_MAX);
+}
+
+/*
  * Tests 4, 6 and 11: a workload with twice its memory.max of data, the
  * shrinker on, the sibling writing at 10x its io.weight.
  */
 static void phase_shrinker(void)
 {
 	long long wb0, wb1, gwb0, gwb1, out1, in1, ooms = -1, pool = -1;
-	long long peak = -1, zswap, psi = -1;
+	struct pool_wb_peak pk = { -1, -1 };
+	long long psi = -1;
 	uint64_t t0, t_fill = 0, t_done = 0, end;
 	struct iocost_figures f = { -1, -1, -1, -1, -1 };
 	long long paced_ms0, paced0;
@@ -876,8 +906,7 @@ static void phase_shrinker(void)
 	end = t0 + ctx.bound_s * 1000ULL;
 	for (;;) {
 		msg = zs_wait_for_msg(rd, 100);
-		if (!zs_memstat(wl, "zswap", &zswap) && zswap > peak)
-			peak = zswap;
+		pool_wb_sample(wl, &pk);
 		zs_cg_ll(wl, "memory.zswap.current", &pool);
 		if (msg == 'P') {
 			t_fill = zs_now_ms();
@@ -942,8 +971,7 @@ static void phase_shrinker(void)
 	ksft_print_msg("workload memory.stat: zswpout %lld zswpin %lld zswpwb +%lld\n",
 		       out1, in1, wb1 - wb0);
 	ksft_print_msg("workload memory.events: oom_kill %lld\n", ooms);
-	ksft_print_msg("workload memory.stat zswap: peak %lld, %lld%% of memory.max (bound %d%%)\n",
-		       peak, peak * 100 / (long long)WL_MEM_MAX, POOL_PEAK_PCT);
+	pool_wb_print("workload memory.stat", &pk);
 	ksft_print_msg("workload zswap.current %lld at the end; memory full stall %lld us\n",
 		       pool, psi);
 	ksft_print_msg("global written_back_pages: +%lld\n", gwb1 - gwb0);
@@ -970,13 +998,6 @@ static void phase_shrinker(void)
 	else if (wb1 - wb0 <= 0)
 		set_result(CASE_NO_OOM, KSFT_FAIL,
 			   "zswpwb rose by %lld, expected > 0", wb1 - wb0);
-	else if (peak < 0)
-		set_result(CASE_NO_OOM, KSFT_FAIL,
-			   "no memory.stat zswap sample of the workload, expected one every 100 ms");
-	else if (peak > (long long)POOL_PEAK_BOUND)
-		set_result(CASE_NO_OOM, KSFT_FAIL,
-			   "memory.stat zswap peaked at %lld, expected <= %lld (%d%% of memory.max): writeback fell behind",
-			   peak, (long long)POOL_PEAK_BOUND, POOL_PEAK_PCT);
 	else if (pool > (long long)POOL_BOUND)
 		set_result(CASE_NO_OOM, KSFT_FAIL,
 			   "memory.zswap.current %lld at the end, expected <= %lld (3/4 of memory.max)",
@@ -991,19 +1012,15 @@ out:
  * Test 11's slow-device part. The fallback paces a cgroup's own
  * allocations while its worker lags: a reclaimer of the cgroup's own
  * limit that keeps meeting the pending claim writes back in place, on the
- * cgroup's budget, and sleeps there. Next to the sibling that cannot be
- * told from the worker keeping up by itself: iocost lends the worker
- * whatever budget the sibling leaves unused, and how much that is depends
- * on the guest's speed (without the fallback the pool peaked at 87% of
- * memory.max in one run there and at 33% in another). Here the sibling
- * is stopped and the whole disk is worth SLOW_BPS (io.cost.model, the
- * vrate fixed at 100%), far less than the rate at which the workload's
- * first pass compresses its pages: the worker alone then cannot hold the
- * pool back, and only the allocator's own writeback keeps the pool's
- * peak under POOL_PEAK_PCT of memory.max. The first pass only: the
- * second would read everything back at that rate. The part runs and
- * prints its figures whatever the first part's verdict; a failure there
- * stays the case's verdict.
+ * cgroup's budget, and sleeps there. Here the sibling is stopped and the
+ * whole disk is worth SLOW_BPS (io.cost.model, the vrate fixed at 100%),
+ * far less than the rate at which the workload's first pass compresses
+ * its pages: the worker alone cannot keep up, and the allocator's own
+ * writeback in place paces it. That must cost no OOM kill, and the pass
+ * must finish within SLOW_FILL_S. The first pass only: the second would
+ * read everything back at that rate. The part runs and prints its
+ * figures whatever the first part's verdict; a failure there stays the
+ * case's verdict.
  */
 #define SLOW_BPS		"2097152"
 #define SLOW_IOPS		"100"
@@ -1028,7 +1045,8 @@ static const char *model_setting(void)
 static void no_oom_slow_device(void)
 {
 	const struct case_result first = result[CASE_NO_OOM];
-	long long wb = -1, peak = -1, zswap, ooms = -1;
+	struct pool_wb_peak pk = { -1, -1 };
+	long long wb = -1, ooms = -1;
 	int msg = 0, rd = -1, wr = -1, status = 0, ret;
 	uint64_t t0 = 0, t_fill = 0, end;
 	pid_t pid = -1;
@@ -1060,8 +1078,7 @@ static void no_oom_slow_device(void)
 	end = t0 + SLOW_FILL_S * 1000ULL;
 	do {
 		msg = zs_wait_for_msg(rd, 100);
-		if (!zs_memstat(cg, "zswap", &zswap) && zswap > peak)
-			peak = zswap;
+		pool_wb_sample(cg, &pk);
 	} while (msg == -ETIMEDOUT && zs_now_ms() < end);
 	if (msg == 'P')
 		t_fill = zs_now_ms();
@@ -1076,8 +1093,7 @@ restore:
 	ksft_print_msg("slow device (%s B/s, %s IOPS): fill %.1f s, zswpwb %lld, oom_kill %lld\n",
 		       SLOW_BPS, SLOW_IOPS, t_fill ? (t_fill - t0) / 1000.0 : -1.0,
 		       wb, ooms);
-	ksft_print_msg("slow device: pool peak %lld, %lld%% of memory.max (bound %d%%)\n",
-		       peak, peak * 100 / (long long)WL_MEM_MAX, POOL_PEAK_PCT);
+	pool_wb_print("slow device", &pk);
 	if (ret)
 		set_result(CASE_NO_OOM, KSFT_FAIL,
 			   "slow device: cannot restore io.cost.qos and io.cost.model: %s",
@@ -1096,10 +1112,7 @@ restore:
 	else if (wb <= 0)
 		set_result(CASE_NO_OOM, KSFT_FAIL,
 			   "slow device: zswpwb %lld, expected > 0", wb);
-	else if (peak > (long long)POOL_PEAK_BOUND)
-		set_result(CASE_NO_OOM, KSFT_FAIL,
-			   "slow device: memory.stat zswap peaked at %lld, expected <= %lld (%d%% of memory.max): the allocator outran its writeback",
-			   peak, (long long)POOL_PEAK_BOUND, POOL_PEAK_PCT);
+
 out:
 	/* the first part's failure, if any, is the case's verdict */
 	if (first.res != KSFT_PASS)
