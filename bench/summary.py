@@ -421,10 +421,16 @@ OOM_LOG = {"memcg": re.compile(r"Memory cgroup out of memory: Killed process"),
            "global": re.compile(r"(?<!cgroup )[Oo]ut of memory: Killed process")}
 
 
+def kernel_log(rundir):
+    """The guest's kernel log: dmesg.txt, or the console when the guest
+    did not get that far."""
+    return read(os.path.join(rundir, "dmesg.txt")) or read(os.path.join(rundir, "console.log"))
+
+
 def oom_log(rundir):
     """OOM kills in the guest's kernel log (dmesg.txt, or the console
     when the guest did not get that far): {"memcg": n, "global": n}."""
-    text = read(os.path.join(rundir, "dmesg.txt")) or read(os.path.join(rundir, "console.log"))
+    text = kernel_log(rundir)
     return {k: len(rx.findall(text)) for k, rx in OOM_LOG.items()}
 
 
@@ -432,7 +438,7 @@ def oom_memcgs(rundir):
     """The memcg of each OOM report in the guest's kernel log: its limit
     and what its pool and its folios under writeback held then, in % of
     the limit ([{"zswap %": x, "writeback %": y}, ...])."""
-    text = read(os.path.join(rundir, "dmesg.txt")) or read(os.path.join(rundir, "console.log"))
+    text = kernel_log(rundir)
     out = []
     for block in re.split(r"invoked oom-killer", text)[1:]:
         lim = re.search(r"memory: usage \d+kB, limit (\d+)kB", block)
@@ -451,7 +457,7 @@ def oom_memcgs(rundir):
 def oom_killed_memcgs(rundir):
     """The indices N of the many-memcg cell's memcgs (bench-work/wN) that
     the guest's kernel log names as an OOM kill's memcg."""
-    text = read(os.path.join(rundir, "dmesg.txt")) or read(os.path.join(rundir, "console.log"))
+    text = kernel_log(rundir)
     return {int(n) for n in re.findall(r"oom_memcg=/bench-work/w(\d+)", text)}
 
 
@@ -515,20 +521,17 @@ def parse(rundir):
         charged = max((x.get("zswap_bytes", 0) for x in s), default=0)
         if limit:
             r["pool_share_max"] = 100.0 * charged / (limit * int(p.get("BENCH_MEMCGS") or 1))
-        # each memcg's pool plus its folios under writeback at their
-        # peak, in % of its limit (memcgs.csv, many-memcg cells only)
-        # and apart for the memcgs that lived and those OOM-killed
+        # the memcgs' pool plus folios under writeback at its sampled
+        # peak, in % of a memcg's limit, for the memcgs that lived and
+        # for those OOM-killed (memcgs.csv, many-memcg cells only)
         m = samples(os.path.join(rundir, "memcgs.csv"))
         if m and limit:
             killed = oom_killed_memcgs(rundir)
-            for key, keep in (("", lambda i: True),
-                              ("_lived", lambda i: i not in killed),
-                              ("_killed", lambda i: i in killed)):
-                sel = [x for x in m if keep(int(x["memcg"]))]
-                if sel:
-                    r["memcg_pool_wb_max" + key] = 100.0 * max(
-                        x["zswap_bytes"] + x["writeback_bytes"] for x in sel) / limit
-                    r["memcg_pool_max" + key] = 100.0 * max(x["zswap_bytes"] for x in sel) / limit
+            for key, dead in (("lived", False), ("killed", True)):
+                held = [x["zswap_bytes"] + x["writeback_bytes"] for x in m
+                        if (int(x["memcg"]) in killed) == dead]
+                if held:
+                    r["memcg_pool_wb_max_" + key] = 100.0 * max(held) / limit
         r["interval_s"] = s[-1]["t_ms"] / 1000 if s else None
         try:
             r["interval_s"] = float(a("time")) - float(b("time"))
