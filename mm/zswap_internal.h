@@ -52,7 +52,7 @@ struct zswap_entry {
  * @ZSWAP_WALK_HIT_SWAPCACHE: out: the walk stopped at such an entry
  * @ZSWAP_WALK_PACE: in: the walk runs in the deferred writeback worker,
  *	which pays its memcg's IO delay after the walk's batch is submitted
- *	(zswap_wb_pay())
+ *	(zswap_wb_owed(), zswap_wb_pay())
  * @ZSWAP_WALK_NORECLAIM: in: allocate without direct reclaim, never retry
  *	with it, and stop the walk when an allocation fails (the deferred
  *	writeback worker: it has no reserve access and must not force its
@@ -81,7 +81,7 @@ enum zswap_walk_flags {
  * @cpu: the CPU whose LRU-add batch the walk's first folio went into, or
  *	-1 before the walk allocates one
  * @swap_type: the swap device the walk last wrote to, or -1 before it
- *	writes: where a paced walk's IO cost is paid (zswap_wb_pay())
+ *	writes: where a paced walk's IO cost is owed (zswap_wb_owed())
  *
  * Set up with zswap_walk_init(); whoever walks submits @io when the walk
  * ends, whatever ended it (zswap_walk_batch() does).
@@ -126,6 +126,16 @@ enum zswap_wb_reason {
 #define ZSWAP_WB_CLAIMING	(-1L)
 /* lruvec writeback work items running at once, at most */
 #define ZSWAP_WB_MAX_ACTIVE	4
+
+/**
+ * struct zswap_wb_debt - what a paced run of chunks leaves to pay
+ * @delay: the IO delay owed after its last chunk, in nanoseconds; 0 if none
+ * @left: entries of the run's claim it did not walk because of @delay
+ */
+struct zswap_wb_debt {
+	u64 delay;
+	unsigned long left;
+};
 
 /**
  * struct zswap_reclaimer - who runs the shrinker, as far as writeback cares
@@ -192,12 +202,16 @@ unsigned long zswap_walk_budget(unsigned long nr, unsigned long len);
 int shrink_memcg(struct mem_cgroup *memcg, enum zswap_wb_reason reason);
 unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
 			      unsigned long nr, enum zswap_wb_reason reason,
-			      atomic_long_t *written);
+			      atomic_long_t *written, struct zswap_wb_debt *debt);
 bool zswap_wb_allowed(struct mem_cgroup *memcg);
 bool zswap_wb_io_controlled(struct mem_cgroup *memcg);
-void zswap_wb_pay(struct mem_cgroup *memcg, const struct zswap_walk *walk);
+u64 zswap_wb_owed(struct mem_cgroup *memcg, const struct zswap_walk *walk);
+bool zswap_wb_requeue(struct delayed_work *work, unsigned long delay);
+bool zswap_wb_pay(struct zswap_lruvec_state *state, struct mem_cgroup *memcg,
+		  unsigned long left, u64 delay);
 bool zswap_memcg_tryget_online(struct mem_cgroup *memcg);
 void zswap_memcg_put(struct mem_cgroup *memcg);
+bool zswap_wb_wq_ready(void);
 bool zswap_wb_queue(struct work_struct *work, int nid);
 int zswap_wb_defer(struct zswap_lruvec_state *state, struct mem_cgroup *memcg,
 		   int nid, unsigned long nr);

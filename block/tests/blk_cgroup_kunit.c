@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the IO delay a blkcg's tasks, or a kernel thread working
- * for the blkcg, sleep when an IO controller charged the blkcg more IO than
- * it could afford.
+ * KUnit tests for the IO delay a blkcg's tasks sleep, or a kernel thread
+ * working for the blkcg waits out before its next unit of work, when an IO
+ * controller charged the blkcg more IO than it could afford.
  */
 #include <kunit/test.h>
 #include <linux/ktime.h>
@@ -16,7 +16,8 @@
  * @delay_ms: the blkg's accumulated delay
  * @parent_use_delay: the same for its parent (a child of the root)
  * @parent_delay_ms: the same for its parent
- * @slept_ms: the delay blkcg_maybe_throttle_blkg() must sleep
+ * @slept_ms: the delay blkcg_blkg_delay() must give and
+ *	blkcg_maybe_throttle_blkg() must sleep
  */
 struct throttle_case {
 	const char *name;
@@ -60,9 +61,27 @@ static struct blkcg_gq *blk_cgroup_test_blkg(struct kunit *test,
 }
 
 /*
- * A kernel thread (this test's) sleeps the largest delay of its blkg and
- * the blkg's ancestors below the root, clamped when the delay is counted:
- * what zswap's writeback worker pays between its chunks.
+ * The delay owed is the largest of the blkg's and its ancestors' below the
+ * root, clamped when it is counted: what zswap's writeback worker waits
+ * out, its work requeued, before its next chunk (blkcg_io_delay()).
+ */
+static void blk_cgroup_test_blkcg_blkg_delay_largest_clamped(struct kunit *test)
+{
+	const struct throttle_case *c = test->param_value;
+	struct blkcg_gq *root, *parent, *blkg;
+
+	root = blk_cgroup_test_blkg(test, NULL, -1, 1000);
+	parent = blk_cgroup_test_blkg(test, root, c->parent_use_delay,
+				      c->parent_delay_ms);
+	blkg = blk_cgroup_test_blkg(test, parent, c->use_delay, c->delay_ms);
+
+	KUNIT_EXPECT_EQ(test, blkcg_blkg_delay(blkg, ktime_get_ns()),
+			c->slept_ms * NSEC_PER_MSEC);
+}
+
+/*
+ * A task returning to user space sleeps that delay (this test's kthread
+ * stands in for it).
  */
 static void blk_cgroup_test_blkcg_maybe_throttle_blkg_delay(struct kunit *test)
 {
@@ -85,6 +104,8 @@ static void blk_cgroup_test_blkcg_maybe_throttle_blkg_delay(struct kunit *test)
 }
 
 static struct kunit_case blk_cgroup_test_cases[] = {
+	KUNIT_CASE_PARAM(blk_cgroup_test_blkcg_blkg_delay_largest_clamped,
+			 throttle_gen_params),
 	KUNIT_CASE_PARAM(blk_cgroup_test_blkcg_maybe_throttle_blkg_delay,
 			 throttle_gen_params),
 	{}

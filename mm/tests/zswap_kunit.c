@@ -412,19 +412,20 @@ static void zswap_test_shrink_memcg_cb_uncapped_walk_revisits(struct kunit *test
 static void zswap_test_zswap_wb_chunks_all_referenced(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
+	struct zswap_wb_debt debt;
 	unsigned int i;
 
 	zswap_test_add_entries(test, 4, true, 0);
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX,
-					      ZSWAP_WB_SHRINKER, NULL), 0);
+					      ZSWAP_WB_SHRINKER, NULL, &debt), 0);
 	KUNIT_EXPECT_EQ(test, t->calls, 0);
 	KUNIT_EXPECT_EQ(test, t->revisits, 0);
 	for (i = 0; i < t->nr_entries; i++)
 		KUNIT_EXPECT_FALSE(test, t->entries[i]->referenced);
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX,
-					      ZSWAP_WB_SHRINKER, NULL), 4);
+					      ZSWAP_WB_SHRINKER, NULL, &debt), 4);
 	KUNIT_EXPECT_EQ(test, t->calls, 4);
 	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 0);
 }
@@ -433,12 +434,13 @@ static void zswap_test_zswap_wb_chunks_all_referenced(struct kunit *test)
 static void zswap_test_zswap_wb_chunks_failing_entries_once(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
+	struct zswap_wb_debt debt;
 	unsigned int i;
 
 	zswap_test_add_entries(test, 5, false, -ENOMEM);
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX,
-					      ZSWAP_WB_SHRINKER, NULL), 0);
+					      ZSWAP_WB_SHRINKER, NULL, &debt), 0);
 	for (i = 0; i < t->nr_entries; i++)
 		KUNIT_EXPECT_EQ_MSG(test, t->visits[i], 1, "entry %u", i);
 	KUNIT_EXPECT_EQ(test, t->revisits, 0);
@@ -448,10 +450,11 @@ static void zswap_test_zswap_wb_chunks_failing_entries_once(struct kunit *test)
 static void zswap_test_zswap_wb_chunks_long_lru_capped(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
+	struct zswap_wb_debt debt;
 
 	zswap_test_add_entries(test, SWAP_CLUSTER_MAX + 8, false, -ENOMEM);
 
-	zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL);
+	zswap_wb_chunks(NULL, 0, SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL, &debt);
 	KUNIT_EXPECT_EQ(test, t->calls, SWAP_CLUSTER_MAX);
 }
 
@@ -485,10 +488,11 @@ static void zswap_test_shrink_memcg_empty_lru(struct kunit *test)
 static void zswap_test_zswap_wb_chunks_budget_of_one(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
+	struct zswap_wb_debt debt;
 
 	zswap_test_add_entries(test, 3, false, 0);
 
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 1, ZSWAP_WB_SHRINKER, NULL), 1);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 1, ZSWAP_WB_SHRINKER, NULL, &debt), 1);
 	KUNIT_EXPECT_EQ(test, t->calls, 1);
 	KUNIT_EXPECT_EQ(test, list_lru_count_one(&t->lru, 0, NULL), 2);
 }
@@ -503,14 +507,15 @@ static void zswap_test_zswap_wb_chunks_budget_of_one(struct kunit *test)
 static void zswap_test_zswap_wb_chunks_short_lru_once_per_run(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
+	struct zswap_wb_debt debt;
 
 	zswap_test_add_entries(test, 3, true, -ENOMEM);
 
-	zswap_wb_chunks(NULL, 0, 6, ZSWAP_WB_SHRINKER, NULL);
+	zswap_wb_chunks(NULL, 0, 6, ZSWAP_WB_SHRINKER, NULL, &debt);
 	KUNIT_EXPECT_EQ(test, t->calls, 0);
 	KUNIT_EXPECT_EQ(test, t->revisits, 0);
 
-	zswap_wb_chunks(NULL, 0, 6, ZSWAP_WB_SHRINKER, NULL);
+	zswap_wb_chunks(NULL, 0, 6, ZSWAP_WB_SHRINKER, NULL, &debt);
 	KUNIT_EXPECT_EQ(test, t->calls, 3);
 	KUNIT_EXPECT_EQ(test, t->revisits, 0);
 }
@@ -587,12 +592,13 @@ static void zswap_test_zswap_walk_batch_nothing_written_nothing_submitted(struct
 static void zswap_test_zswap_wb_chunks_one_write_per_chunk(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
+	struct zswap_wb_debt debt;
 
 	zswap_test_add_entries(test, 3, false, 0);
 
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, ZSWAP_WB_SHRINKER, NULL), 2);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, ZSWAP_WB_SHRINKER, NULL, &debt), 2);
 	KUNIT_EXPECT_EQ(test, t->dev.submits, 1);
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, ZSWAP_WB_SHRINKER, NULL), 1);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 2, ZSWAP_WB_SHRINKER, NULL, &debt), 1);
 	KUNIT_EXPECT_EQ(test, t->dev.submits, 2);
 	KUNIT_EXPECT_EQ(test, t->dev.pages, 3);
 }
@@ -931,9 +937,16 @@ static struct kunit_suite zswap_test_suite = {
  * @started: completed when @state's work starts (zswap_test_running_work())
  * @release: lets that work return
  * @dev: where the walks queue the writes of the entries they free
- * @pays: calls of the zswap_wb_pay() stub
- * @pay_submits: for each payment, the device's submissions made before it
- * @pay_walks: for each payment, the walks made before it
+ * @pays: calls of the zswap_wb_owed() stub
+ * @pay_submits: for each of them, the device's submissions made before it
+ * @pay_walks: for each of them, the walks made before it
+ * @owe: what each of them answers, in nanoseconds
+ * @claim_at_walk: if not 0, the walk stub makes a claim of this many
+ *	entries during the first walk, as a shrinker would
+ * @requeues: calls of the zswap_wb_requeue() stub
+ * @requeue_delay: the delay of the last of them, in jiffies
+ * @requeue_pending: what it answers without @wq (work already queued)
+ * @debt: what zswap_wb_chunks() leaves to pay
  */
 struct zswap_test_wb {
 	struct zswap_lruvec_state state;
@@ -963,6 +976,12 @@ struct zswap_test_wb {
 	unsigned int pays;
 	unsigned int pay_submits[ZSWAP_TEST_MAX_WALKS];
 	unsigned int pay_walks[ZSWAP_TEST_MAX_WALKS];
+	u64 owe[ZSWAP_TEST_MAX_WALKS];
+	long claim_at_walk;
+	unsigned int requeues;
+	unsigned long requeue_delay;
+	bool requeue_pending;
+	struct zswap_wb_debt debt;
 	struct completion started;
 	struct completion release;
 	struct zswap_test_dev dev;
@@ -1012,18 +1031,35 @@ static bool zswap_test_controlled_stub(struct mem_cgroup *memcg)
 	return w->controlled;
 }
 
-/* Records when the worker pays: after which submission and which walk. */
-static void zswap_test_pay_stub(struct mem_cgroup *memcg,
+/*
+ * Records when the worker asks what it owes: after which submission and
+ * which walk; answers @owe.
+ */
+static u64 zswap_test_owed_stub(struct mem_cgroup *memcg,
 				const struct zswap_walk *walk)
 {
 	struct kunit *test = kunit_get_current_test();
 	struct zswap_test_wb *w = test->priv;
+	u64 owed = 0;
 
 	if (w->pays < ZSWAP_TEST_MAX_WALKS) {
 		w->pay_submits[w->pays] = w->dev.submits;
 		w->pay_walks[w->pays] = w->walks;
+		owed = w->owe[w->pays];
 	}
 	w->pays++;
+	return owed;
+}
+
+/* Delays the work on the test's workqueue if it has one. */
+static bool zswap_test_requeue_stub(struct delayed_work *work,
+				    unsigned long delay)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	w->requeues++;
+	w->requeue_delay = delay;
+	return w->wq ? mod_delayed_work(w->wq, work, delay) : w->requeue_pending;
 }
 
 static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
@@ -1046,6 +1082,8 @@ static unsigned long zswap_test_walk_stub(struct mem_cgroup *memcg, int nid,
 	w->active[i] = active;
 	if (w->disallow_after && w->walks >= w->disallow_after)
 		w->allowed = false;
+	if (w->claim_at_walk && i == 0)
+		atomic_long_set(&w->state.wb_pending, w->claim_at_walk);
 	if (w->nomem == i) {
 		walk->flags |= ZSWAP_WALK_NOMEM;
 		*nr_to_walk -= 1;
@@ -1104,7 +1142,7 @@ static int zswap_test_wb_init(struct kunit *test)
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, w);
-	INIT_WORK(&w->state.wb_work, zswap_test_noop_work);
+	INIT_DELAYED_WORK(&w->state.wb_work, zswap_test_noop_work);
 	w->tryget_ok = true;
 	w->queue_ok = true;
 	w->allowed = true;
@@ -1123,7 +1161,8 @@ static int zswap_test_wb_init(struct kunit *test)
 	kunit_activate_static_stub(test, zswap_wb_queue, zswap_test_queue_stub);
 	kunit_activate_static_stub(test, zswap_wb_allowed, zswap_test_allowed_stub);
 	kunit_activate_static_stub(test, zswap_wb_io_controlled, zswap_test_controlled_stub);
-	kunit_activate_static_stub(test, zswap_wb_pay, zswap_test_pay_stub);
+	kunit_activate_static_stub(test, zswap_wb_owed, zswap_test_owed_stub);
+	kunit_activate_static_stub(test, zswap_wb_requeue, zswap_test_requeue_stub);
 	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_walk_stub);
 	kunit_activate_static_stub(test, zswap_lruvec_state_of, zswap_test_state_stub);
 	kunit_activate_static_stub(test, zswap_reclaimer_of, zswap_test_reclaimer_stub);
@@ -1166,14 +1205,17 @@ static void zswap_test_zswap_wb_defer_tryget_failure_leaves_no_claim(struct kuni
 	KUNIT_EXPECT_EQ(test, w->refs, 1);
 }
 
-/* A failed queueing drops the reference it took and the claim. */
-static void zswap_test_zswap_wb_defer_queue_failure_puts(struct kunit *test)
+/*
+ * Work already pending (delayed while the worker pays) takes the new
+ * claim when it runs: the claim stays, the reference taken for it goes.
+ */
+static void zswap_test_zswap_wb_defer_pending_work_keeps_claim(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
 
 	w->queue_ok = false;
-	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), -EAGAIN);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 10);
 	KUNIT_EXPECT_EQ(test, w->refs, 0);
 	KUNIT_EXPECT_EQ(test, w->puts, 1);
 }
@@ -1252,7 +1294,8 @@ static void zswap_test_zswap_wb_cancel_idle_puts_nothing(struct kunit *test)
 /* Stands in for the worker: runs until the test releases it. */
 static void zswap_test_running_work(struct work_struct *work)
 {
-	struct zswap_test_wb *w = container_of(work, struct zswap_test_wb, state.wb_work);
+	struct zswap_test_wb *w = container_of(to_delayed_work(work),
+					       struct zswap_test_wb, state.wb_work);
 
 	complete(&w->started);
 	wait_for_completion(&w->release);
@@ -1266,7 +1309,7 @@ static void zswap_test_zswap_wb_cancel_running_puts_nothing(struct kunit *test)
 	zswap_test_use_wq(test);
 	init_completion(&w->started);
 	init_completion(&w->release);
-	INIT_WORK(&w->state.wb_work, zswap_test_running_work);
+	INIT_DELAYED_WORK(&w->state.wb_work, zswap_test_running_work);
 	KUNIT_ASSERT_EQ(test, zswap_wb_defer(&w->state, ZSWAP_TEST_MEMCG, 0, 10), 0);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&w->started, 10 * HZ), 0);
 
@@ -1371,7 +1414,7 @@ static void zswap_test_zswap_wb_chunks_stops_on_empty_lru(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->lru_len = 0;
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL, &w->debt), 0);
 	KUNIT_EXPECT_EQ(test, w->walks, 0);
 }
 
@@ -1381,7 +1424,7 @@ static void zswap_test_zswap_wb_chunks_stops_on_no_progress(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->walked[0] = 0;
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL, &w->debt), 0);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 }
 
@@ -1393,7 +1436,7 @@ static void zswap_test_zswap_wb_chunks_stops_at_swapcache(struct kunit *test)
 	w->walked[0] = 3;
 	w->freed[0] = 2;
 	w->hit_swapcache = 0;
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL), 2);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL, &w->debt), 2);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 }
 
@@ -1404,7 +1447,7 @@ static void zswap_test_zswap_wb_chunks_stops_after_count(struct kunit *test)
 	unsigned long sum = 0;
 	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 70, ZSWAP_WB_SHRINKER, NULL), 70);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 70, ZSWAP_WB_SHRINKER, NULL, &w->debt), 70);
 	KUNIT_EXPECT_EQ(test, w->walks, 3);
 	for (i = 0; i < w->walks; i++)
 		sum += w->asked[i];
@@ -1418,7 +1461,7 @@ static void zswap_test_zswap_wb_chunks_bounded_and_paced(struct kunit *test)
 	unsigned int i;
 
 	w->walked[0] = 5;	/* a short chunk: the loop goes on */
-	zswap_wb_chunks(NULL, 0, 3 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL);
+	zswap_wb_chunks(NULL, 0, 3 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL, &w->debt);
 	KUNIT_EXPECT_GE(test, w->walks, 3);
 	for (i = 0; i < w->walks; i++) {
 		KUNIT_EXPECT_LE(test, w->asked[i], SWAP_CLUSTER_MAX);
@@ -1433,10 +1476,181 @@ static void zswap_test_zswap_wb_chunks_pays_only_after_writes(struct kunit *test
 
 	w->freed[0] = 0;
 	w->freed[1] = 3;
-	zswap_wb_chunks(NULL, 0, 2 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL);
+	zswap_wb_chunks(NULL, 0, 2 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL, &w->debt);
 	KUNIT_ASSERT_EQ(test, w->walks, 2);
 	KUNIT_ASSERT_EQ(test, w->pays, 1);
 	KUNIT_EXPECT_EQ(test, w->pay_walks[0], 2);
+}
+
+/*
+ * A chunk that leaves an IO delay owed ends the loop: the delay and the
+ * entries not walked are returned for the worker to pay before its next
+ * chunk.
+ */
+static void zswap_test_zswap_wb_chunks_stops_on_delay_owed(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->owe[0] = 5 * NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 3 * SWAP_CLUSTER_MAX,
+					      ZSWAP_WB_SHRINKER, NULL, &w->debt),
+			SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+	KUNIT_EXPECT_EQ(test, w->dev.submits, 1);
+	KUNIT_EXPECT_EQ(test, w->debt.delay, 5 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, w->debt.left, 2 * SWAP_CLUSTER_MAX);
+}
+
+/*
+ * The worker pays by requeueing, not by sleeping in its slot: the run ends
+ * at the chunk that owes, the work is delayed by the delay owed with the
+ * run's reference, and the entries left are the claim it runs for then.
+ */
+static void zswap_test_zswap_wb_run_requeues_to_pay(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	w->owe[0] = 5 * NSEC_PER_MSEC;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0),
+			SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+	KUNIT_ASSERT_EQ(test, w->requeues, 1);
+	KUNIT_EXPECT_EQ(test, w->requeue_delay, usecs_to_jiffies(5 * USEC_PER_MSEC));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending),
+			40 - SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+	KUNIT_EXPECT_EQ(test, w->puts, 0);
+	KUNIT_EXPECT_FALSE(test, w->state.wb_running);
+}
+
+/* The last chunk's delay is paid too: the next run comes after it. */
+static void zswap_test_zswap_wb_run_last_chunk_pays(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	w->owe[0] = 5 * NSEC_PER_MSEC;
+	atomic_long_set(&w->state.wb_pending, 5);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0), 5);
+	KUNIT_EXPECT_EQ(test, w->requeues, 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+}
+
+/*
+ * A claim made during the run supersedes what the run left, and the work
+ * it queued holds its own reference: the run's is dropped.
+ */
+static void zswap_test_zswap_wb_run_newer_claim_supersedes(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 2;
+	w->owe[0] = 5 * NSEC_PER_MSEC;
+	w->claim_at_walk = 3;
+	w->requeue_pending = true;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0),
+			SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_EQ(test, w->requeues, 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 3);
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+	KUNIT_EXPECT_EQ(test, w->puts, 1);
+}
+
+/* Writeback no longer allowed (memcg offline): nothing is requeued. */
+static void zswap_test_zswap_wb_run_disallowed_not_requeued(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	w->owe[0] = 5 * NSEC_PER_MSEC;
+	w->disallow_after = 1;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0);
+	KUNIT_EXPECT_EQ(test, w->requeues, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+}
+
+/*
+ * Memcg offline cancels work delayed for a payment and drops the reference
+ * the run handed to it, once (a real delayed work on the test's queue).
+ */
+static void zswap_test_zswap_wb_cancel_paying_puts_once(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	zswap_test_use_wq(test);
+	w->refs = 1;
+	w->owe[0] = 10 * NSEC_PER_SEC;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0);
+	KUNIT_ASSERT_EQ(test, w->requeues, 1);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&w->state.wb_work));
+	KUNIT_EXPECT_EQ(test, w->refs, 1);
+
+	KUNIT_EXPECT_TRUE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
+	KUNIT_EXPECT_FALSE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
+	KUNIT_EXPECT_EQ(test, w->puts, 1);
+}
+
+/* Stands in for lruvec work on the real queue: runs until released. */
+struct zswap_test_side {
+	struct work_struct work;
+	struct completion *started;
+	struct completion *release;
+};
+
+static void zswap_test_side_fn(struct work_struct *work)
+{
+	struct zswap_test_side *s = container_of(work, struct zswap_test_side, work);
+
+	complete(s->started);
+	wait_for_completion(s->release);
+}
+
+/*
+ * Lruvec work runs on zswap_wb_wq, several items side by side, never on
+ * shrink_wq (one item at a time): two held items both start, so neither
+ * a held lruvec item nor a paying one holds up the pool-limit writeback.
+ */
+static void zswap_test_zswap_wb_queue_side_by_side(struct kunit *test)
+{
+	struct zswap_test_side *s;
+	struct completion started, release;
+	unsigned long left;
+	int i;
+
+	if (!zswap_wb_wq_ready())
+		kunit_skip(test, "zswap is not set up (no zswap-lruvec-wb workqueue)");
+	kunit_deactivate_static_stub(test, zswap_wb_queue);
+	s = kunit_kcalloc(test, 2, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&started);
+	init_completion(&release);
+	for (i = 0; i < 2; i++) {
+		INIT_WORK(&s[i].work, zswap_test_side_fn);
+		s[i].started = &started;
+		s[i].release = &release;
+		KUNIT_EXPECT_TRUE(test, zswap_wb_queue(&s[i].work, 0));
+	}
+	left = wait_for_completion_timeout(&started, 10 * HZ);
+	if (left)
+		left = wait_for_completion_timeout(&started, 10 * HZ);
+	complete_all(&release);
+	for (i = 0; i < 2; i++)
+		flush_work(&s[i].work);
+	KUNIT_EXPECT_GT_MSG(test, left, 0, "the second item did not start beside the first");
 }
 
 struct zswap_test_struggle_case {
@@ -1931,7 +2145,7 @@ static void zswap_test_zswap_wb_chunks_stops_on_nomem(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->nomem = 0;
-	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL), 0);
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 100, ZSWAP_WB_SHRINKER, NULL, &w->debt), 0);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 }
 
@@ -1941,7 +2155,7 @@ static void zswap_test_zswap_wb_chunks_rechecks_allowed(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->disallow_after = 1;
-	zswap_wb_chunks(NULL, 0, 4 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL);
+	zswap_wb_chunks(NULL, 0, 4 * SWAP_CLUSTER_MAX, ZSWAP_WB_SHRINKER, NULL, &w->debt);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 }
 
@@ -1965,7 +2179,7 @@ static void zswap_test_zswap_memcg_offline_cleanup_cancels(struct kunit *test)
 static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_defer_claims_once),
 	KUNIT_CASE(zswap_test_zswap_wb_defer_tryget_failure_leaves_no_claim),
-	KUNIT_CASE(zswap_test_zswap_wb_defer_queue_failure_puts),
+	KUNIT_CASE(zswap_test_zswap_wb_defer_pending_work_keeps_claim),
 	KUNIT_CASE(zswap_test_zswap_wb_cancel_pending_puts_once),
 	KUNIT_CASE(zswap_test_zswap_wb_cancel_idle_puts_nothing),
 	KUNIT_CASE(zswap_test_zswap_wb_cancel_running_puts_nothing),
@@ -1980,6 +2194,13 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_after_count),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_bounded_and_paced),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_pays_only_after_writes),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_delay_owed),
+	KUNIT_CASE(zswap_test_zswap_wb_run_requeues_to_pay),
+	KUNIT_CASE(zswap_test_zswap_wb_run_last_chunk_pays),
+	KUNIT_CASE(zswap_test_zswap_wb_run_newer_claim_supersedes),
+	KUNIT_CASE(zswap_test_zswap_wb_run_disallowed_not_requeued),
+	KUNIT_CASE(zswap_test_zswap_wb_cancel_paying_puts_once),
+	KUNIT_CASE(zswap_test_zswap_wb_queue_side_by_side),
 	KUNIT_CASE_PARAM(zswap_test_zswap_wb_struggling_rule,
 			 zswap_test_struggle_gen_params),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_in_place),

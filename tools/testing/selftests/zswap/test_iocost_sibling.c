@@ -54,10 +54,11 @@
  * still held (workqueue events in a trace instance); at least one
  * queueing beside held lruvec work must be seen.
  * References phase: dying_memcg_released: a cgroup at io.weight 1 whose
- * lruvec work is held paying, with a claim queued behind it, is removed
- * with the claim pending (seen in the trace at rmdir; its workload moved
- * out, killed after); its parent's nr_dying_descendants returns to 0
- * within a bounded wait.
+ * lruvec work is held paying, its work pending again (a claim queued
+ * behind the run, or the work delayed while it pays), is removed with
+ * the work pending (seen in the trace at rmdir; its workload moved out,
+ * killed after); its parent's nr_dying_descendants returns to 0 within a
+ * bounded wait.
  * Stop phase, the worker held paying its IO delay (the work's runs seen
  * in the trace):
  *   worker_stops_on_writeback_disabled: memory.zswap.writeback=0 in the
@@ -163,8 +164,8 @@
 #define PL_PAY_SETTLE_MS	1000
 
 /*
- * Test 7: how long to wait for lruvec work with a claim behind it, how
- * many tries, how long then for the memcg.
+ * Test 7: how long to wait for held lruvec work pending again, how many
+ * tries, how long then for the memcg.
  */
 #define DY_WB_MS		60000
 #define DY_TRIES		3
@@ -1882,10 +1883,12 @@ out:
 
 /*
  * Enabled in this order, so that the start and end of every queueing
- * recorded are recorded too.
+ * recorded are recorded too, and a run that delays its work to pay its
+ * IO delay is seen doing so before it ends.
  */
 static const char * const wq_events[] = {
-	"workqueue_execute_end", "workqueue_execute_start", "workqueue_queue_work",
+	"workqueue/workqueue_execute_end", "workqueue/workqueue_execute_start",
+	"timer/timer_start", "workqueue/workqueue_queue_work",
 };
 
 static void wq_trace_stop(void)
@@ -1893,16 +1896,21 @@ static void wq_trace_stop(void)
 	rmdir(WQ_INST);
 }
 
-/* Records the workqueue events of shrink_worker and of lruvec work. */
+/*
+ * Records the workqueue events of shrink_worker and of lruvec work, and
+ * the timers of delayed work, with raw pointers: a delayed work's timer
+ * is found by its address, just past its work's (wq_timer()).
+ */
 static int wq_trace_start(char *why, size_t len)
 {
-	unsigned long long sw, wb;
-	char path[PATH_MAX], filter[128];
+	unsigned long long sw, wb, dw;
+	char path[PATH_MAX], filter[128], dw_filter[64];
 	unsigned int i;
 	int ret;
 
 	if (ksym_addr("shrink_worker", &sw, why, len) ||
 	    ksym_addr("zswap_wb_work_fn", &wb, why, len) ||
+	    ksym_addr("delayed_work_timer_fn", &dw, why, len) ||
 	    zs_tracefs_ready(why, len))
 		return -1;
 	zs_on_cleanup(wq_trace_stop);
@@ -1915,6 +1923,8 @@ static int wq_trace_start(char *why, size_t len)
 	/* read while it records: no event may be dropped meanwhile */
 	if (!ret)
 		ret = zs_write_file(WQ_INST "/options/pause-on-trace", "0");
+	if (!ret)
+		ret = zs_write_file(WQ_INST "/options/hash-ptr", "0");
 	if (ret) {
 		snprintf(why, len, "cannot set up trace instance %s: %s",
 			 WQ_INST, strerror(-ret));
@@ -1922,17 +1932,19 @@ static int wq_trace_start(char *why, size_t len)
 	}
 	snprintf(filter, sizeof(filter),
 		 "function == 0x%llx || function == 0x%llx", sw, wb);
+	snprintf(dw_filter, sizeof(dw_filter), "function == 0x%llx", dw);
 	for (i = 0; i < ARRAY_SIZE(wq_events); i++) {
-		snprintf(path, sizeof(path), "%s/events/workqueue/%s/filter",
+		snprintf(path, sizeof(path), "%s/events/%s/filter",
 			 WQ_INST, wq_events[i]);
-		ret = zs_write_file(path, filter);
+		ret = zs_write_file(path, strstr(wq_events[i], "timer") ?
+					  dw_filter : filter);
 		if (!ret) {
-			snprintf(path, sizeof(path), "%s/events/workqueue/%s/enable",
+			snprintf(path, sizeof(path), "%s/events/%s/enable",
 				 WQ_INST, wq_events[i]);
 			ret = zs_write_file(path, "1");
 		}
 		if (ret) {
-			snprintf(why, len, "cannot trace workqueue:%s: %s",
+			snprintf(why, len, "cannot trace %s: %s",
 				 wq_events[i], strerror(-ret));
 			return -1;
 		}
@@ -1940,10 +1952,17 @@ static int wq_trace_start(char *why, size_t len)
 	return 0;
 }
 
-/* One run of an lruvec's work; times in us of the mono trace clock. */
+/*
+ * One run of an lruvec's work; times in us of the mono trace clock. A run
+ * that ends by delaying its work to pay its IO delay goes on through the
+ * payment into the run that follows it: the lruvec's writeback is held
+ * all that time.
+ */
 struct wb_run {
 	unsigned long long work;
-	long long start, end;		/* end: -1 while it runs */
+	long long start, end;		/* end: -1 while it runs or pays */
+	bool requeued;			/* its work's timer set while it ran */
+	bool paying;			/* ended so; its work is delayed */
 };
 
 /* One queueing of shrink_worker. */
@@ -1973,7 +1992,8 @@ struct wq_trace {
 	unsigned long long owner_work;	/* 0 until it is seen queued */
 	long long owner_queued, owner_started;	/* the last of each */
 	long long mark;			/* the marker's time; 0: none */
-	bool pending_at_mark;		/* queued, not started, at the mark */
+	/* queued and not started, or delayed while it pays, at the mark */
+	bool pending_at_mark;
 };
 
 #define WQ_MARK			"zswap_selftest_mark"
@@ -2031,6 +2051,12 @@ static void wq_event(struct wq_trace *t, const char *ev, long long now,
 	} else if (!strncmp(ev, "execute_start:", 14)) {
 		if (work == t->owner_work)
 			t->owner_started = now;
+		for (i = t->nr_runs - 1; i >= 0; i--) {
+			if (t->runs[i].work == work && t->runs[i].paying) {
+				t->runs[i].paying = false;
+				return;
+			}
+		}
 		if (t->nr_runs == PL_RUNS_MAX) {
 			t->overflow = true;
 			return;
@@ -2041,11 +2067,47 @@ static void wq_event(struct wq_trace *t, const char *ev, long long now,
 	} else if (!strncmp(ev, "execute_end:", 12)) {
 		for (i = t->nr_runs - 1; i >= 0; i--) {
 			if (t->runs[i].work == work && t->runs[i].end < 0) {
-				t->runs[i].end = now;
+				if (t->runs[i].requeued)
+					t->runs[i].paying = true;
+				else
+					t->runs[i].end = now;
+				t->runs[i].requeued = false;
 				break;
 			}
 		}
 	}
+}
+
+/*
+ * A delayed work's timer (struct delayed_work) lies just past its work:
+ * one set by a running lruvec work is that work delaying itself.
+ */
+#define WQ_TIMER_OFFSET_MAX	256
+
+static void wq_timer(struct wq_trace *t, unsigned long long timer)
+{
+	struct wb_run *r;
+	int i;
+
+	for (i = t->nr_runs - 1; i >= 0; i--) {
+		r = &t->runs[i];
+		if (r->end < 0 && !r->paying && timer > r->work &&
+		    timer - r->work <= WQ_TIMER_OFFSET_MAX) {
+			r->requeued = true;
+			return;
+		}
+	}
+}
+
+/* Whether the owner's lruvec work is delayed, paying, as far as @t has it. */
+static bool wq_owner_paying(const struct wq_trace *t)
+{
+	int j;
+
+	for (j = t->nr_runs - 1; j >= 0; j--)
+		if (t->runs[j].work == t->owner_work)
+			return t->runs[j].paying;
+	return false;
 }
 
 /* The time (us) and task of a trace line whose event starts at @ev. */
@@ -2106,7 +2168,13 @@ static int wq_trace_read(struct wq_trace *t)
 		if (ev && !t->mark && !wq_line_head(line, ev, &now, &pid)) {
 			t->mark = now;
 			t->pending_at_mark = t->owner_work &&
-					     t->owner_queued > t->owner_started;
+					     (t->owner_queued > t->owner_started ||
+					      wq_owner_paying(t));
+			continue;
+		}
+		ev = strstr(line, ": timer_start: timer=");
+		if (ev && !wq_line_head(line, ev, &now, &pid)) {
+			wq_timer(t, strtoull(ev + 21, NULL, 16));
 			continue;
 		}
 		ev = strstr(line, ": workqueue_");
@@ -2182,12 +2250,15 @@ static long long wq_owner_run_start(const struct wq_trace *t)
  * nothing to do, or no memory for its folios, ends within microseconds:
  * one seen running OWNER_BUSY_MS after its start writes. One that has run
  * for OWNER_HELD_MS is held: a chunk's writes take milliseconds, and the
- * worker pays its cgroup's IO delay, up to a quarter second, after each.
+ * worker pays its cgroup's IO delay, up to a quarter second, after each
+ * (by delaying its work: the run goes on through the payment, struct
+ * wb_run).
  */
 enum owner_wait {
 	OWNER_FRESH,		/* started OWNER_BUSY_MS to OWNER_FRESH_MS ago */
 	OWNER_HELD,		/* running for OWNER_HELD_MS */
-	OWNER_HELD_QUEUED,	/* that, and claimed again behind the run */
+	/* that, and its work pending: claimed behind the run, or delayed */
+	OWNER_HELD_QUEUED,
 };
 
 #define OWNER_BUSY_MS		50
@@ -2208,7 +2279,7 @@ static bool wq_owner_is(const struct wq_trace *t, enum owner_wait w)
 		return age_ms >= OWNER_HELD_MS;
 	case OWNER_HELD_QUEUED:
 		return age_ms >= OWNER_HELD_MS &&
-		       t->owner_queued > t->owner_started;
+		       (t->owner_queued > t->owner_started || wq_owner_paying(t));
 	}
 	return false;
 }
@@ -2494,7 +2565,7 @@ static int held_owner_start(struct held_owner *h, const char *parent,
 	static const char * const what[] = {
 		[OWNER_FRESH] = "start a run",
 		[OWNER_HELD] = "run held",
-		[OWNER_HELD_QUEUED] = "run held with a claim behind it",
+		[OWNER_HELD_QUEUED] = "run held with its work pending again",
 	};
 
 	*h = (struct held_owner) { .pid = -1, .rd = -1, .wr = -1 };
@@ -2826,8 +2897,9 @@ out:
 /*
  * Test 7: moves the workload of @h out to @keeper, not killed (its exit
  * would free the entries the held run writes, which then ends and lets
- * the claim run), once its lruvec work is seen running with a claim
- * behind it after the move; moves it back and waits again otherwise.
+ * the claim run), once its lruvec work is seen held and pending again
+ * (OWNER_HELD_QUEUED) after the move; moves it back and waits again
+ * otherwise.
  * Returns 0; -ETIMEDOUT (why) after DY_WB_MS; -1 (why) on an error.
  */
 static int dying_move_out(struct held_owner *h, const char *keeper,
@@ -2849,7 +2921,7 @@ static int dying_move_out(struct held_owner *h, const char *keeper,
 		if (zs_now_ms() >= end ||
 		    wq_wait_owner(&h->t, OWNER_HELD_QUEUED, end - zs_now_ms())) {
 			snprintf(why, len,
-				 "the claim behind the running work never stayed pending over a move in %d s",
+				 "the held work never stayed pending over a move in %d s",
 				 DY_WB_MS / 1000);
 			return -ETIMEDOUT;
 		}
@@ -2857,13 +2929,13 @@ static int dying_move_out(struct held_owner *h, const char *keeper,
 }
 
 /*
- * Test 7: a cgroup whose lruvec work iocost holds, with a claim queued
- * behind that work (both seen in the trace), is removed, its workload
- * moved out first and killed after. The claim must still be pending at
- * rmdir (the trace marker is put just before it; a try where it was not
- * is made again, up to DY_TRIES), and the memcg must then be freed:
- * neither the pending claim, cancelled at offline, nor the running work
- * leaves a reference behind.
+ * Test 7: a cgroup whose lruvec work iocost holds, its work pending again
+ * (a claim queued behind the run, or the work delayed while it pays; seen
+ * in the trace), is removed, its workload moved out first and killed
+ * after. The work must still be pending at rmdir (the trace marker is put
+ * just before it; a try where it was not is made again, up to DY_TRIES),
+ * and the memcg must then be freed: neither the pending work, cancelled
+ * at offline, nor the running work leaves a reference behind.
  */
 static void phase_dying(void)
 {
@@ -2942,7 +3014,7 @@ static void phase_dying(void)
 		}
 		pending = h.t.pending_at_mark;
 		held = wq_owner_held_after_mark(&h.t);
-		ksft_print_msg("references: try %d: zswpwb %lld, claim %s at rmdir\n",
+		ksft_print_msg("references: try %d: zswpwb %lld, work %s at rmdir\n",
 			       n, wb, pending ? "pending" : "not pending");
 		ksft_print_msg("references: try %d: lruvec work %s then\n",
 			       n, held < 0 ? "not running" : "running");
@@ -2950,7 +3022,7 @@ static void phase_dying(void)
 	}
 	if (!pending) {
 		set_result(CASE_DYING, KSFT_FAIL,
-			   "no claim pending at rmdir in %d tries: nothing shown",
+			   "no work pending at rmdir in %d tries: nothing shown",
 			   DY_TRIES);
 		goto out;
 	}
