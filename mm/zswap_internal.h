@@ -128,13 +128,16 @@ enum zswap_wb_reason {
 #define ZSWAP_WB_MAX_ACTIVE	4
 
 /**
- * struct zswap_wb_debt - what a paced run of chunks leaves to pay
+ * struct zswap_wb_end - how a run of chunks ended
  * @delay: the IO delay owed after its last chunk, in nanoseconds; 0 if none
+ *	   or if the run was not paced
  * @left: entries of the run's claim it did not walk because of @delay
+ * @warm: its last chunk met an entry already in the swap cache
  */
-struct zswap_wb_debt {
+struct zswap_wb_end {
 	u64 delay;
 	unsigned long left;
+	bool warm;
 };
 
 /**
@@ -202,7 +205,7 @@ unsigned long zswap_walk_budget(unsigned long nr, unsigned long len);
 int shrink_memcg(struct mem_cgroup *memcg, enum zswap_wb_reason reason);
 unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
 			      unsigned long nr, enum zswap_wb_reason reason,
-			      atomic_long_t *written, struct zswap_wb_debt *debt);
+			      atomic_long_t *written, struct zswap_wb_end *end);
 bool zswap_wb_allowed(struct mem_cgroup *memcg);
 bool zswap_wb_io_controlled(struct mem_cgroup *memcg);
 u64 zswap_wb_owed(struct mem_cgroup *memcg, const struct zswap_walk *walk);

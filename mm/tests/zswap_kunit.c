@@ -412,7 +412,7 @@ static void zswap_test_shrink_memcg_cb_uncapped_walk_revisits(struct kunit *test
 static void zswap_test_zswap_wb_chunks_all_referenced(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	struct zswap_wb_debt debt;
+	struct zswap_wb_end debt;
 	unsigned int i;
 
 	zswap_test_add_entries(test, 4, true, 0);
@@ -434,7 +434,7 @@ static void zswap_test_zswap_wb_chunks_all_referenced(struct kunit *test)
 static void zswap_test_zswap_wb_chunks_failing_entries_once(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	struct zswap_wb_debt debt;
+	struct zswap_wb_end debt;
 	unsigned int i;
 
 	zswap_test_add_entries(test, 5, false, -ENOMEM);
@@ -450,7 +450,7 @@ static void zswap_test_zswap_wb_chunks_failing_entries_once(struct kunit *test)
 static void zswap_test_zswap_wb_chunks_long_lru_capped(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	struct zswap_wb_debt debt;
+	struct zswap_wb_end debt;
 
 	zswap_test_add_entries(test, SWAP_CLUSTER_MAX + 8, false, -ENOMEM);
 
@@ -488,7 +488,7 @@ static void zswap_test_shrink_memcg_empty_lru(struct kunit *test)
 static void zswap_test_zswap_wb_chunks_budget_of_one(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	struct zswap_wb_debt debt;
+	struct zswap_wb_end debt;
 
 	zswap_test_add_entries(test, 3, false, 0);
 
@@ -507,7 +507,7 @@ static void zswap_test_zswap_wb_chunks_budget_of_one(struct kunit *test)
 static void zswap_test_zswap_wb_chunks_short_lru_once_per_run(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	struct zswap_wb_debt debt;
+	struct zswap_wb_end debt;
 
 	zswap_test_add_entries(test, 3, true, -ENOMEM);
 
@@ -592,7 +592,7 @@ static void zswap_test_zswap_walk_batch_nothing_written_nothing_submitted(struct
 static void zswap_test_zswap_wb_chunks_one_write_per_chunk(struct kunit *test)
 {
 	struct zswap_test_lru *t = test->priv;
-	struct zswap_wb_debt debt;
+	struct zswap_wb_end debt;
 
 	zswap_test_add_entries(test, 3, false, 0);
 
@@ -981,7 +981,7 @@ struct zswap_test_wb {
 	unsigned int requeues;
 	unsigned long requeue_delay;
 	bool requeue_pending;
-	struct zswap_wb_debt debt;
+	struct zswap_wb_end debt;
 	struct completion started;
 	struct completion release;
 	struct zswap_test_dev dev;
@@ -2050,6 +2050,41 @@ static void zswap_test_zswap_wb_inplace_nothing_stops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->dev.submits, 0);
 }
 
+/*
+ * In place, a chunk that met an entry already in the swap cache stops the
+ * shrinker's call with SHRINK_STOP, as stock zswap's walk does, and what
+ * it wrote before is submitted all the same.
+ */
+static void zswap_test_zswap_shrinker_scan_inplace_warm_stops(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+
+	zswap_test_require_shrinker(test);
+	w->controlled = false;
+	w->walked[0] = 5;
+	w->freed[0] = 4;
+	w->hit_swapcache = 0;
+	KUNIT_EXPECT_EQ(test, zswap_shrinker_scan(NULL, &sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+	KUNIT_EXPECT_EQ(test, w->dev.pages, 4);
+	KUNIT_EXPECT_EQ(test, w->queued, 0);
+}
+
+/* A fallback that met a warm entry in place stops the call, as stock. */
+static void zswap_test_zswap_wb_fallback_warm_stops(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->walked[0] = 5;
+	w->freed[0] = 4;
+	w->hit_swapcache = 0;
+	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000,
+						ZSWAP_FB_UNTHROTTLED), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+	KUNIT_EXPECT_EQ(test, w->dev.pages, 4);
+}
+
 /* The worker's progress during the wait spares the in-place writeback. */
 static void zswap_test_zswap_shrinker_scan_worker_progress(struct kunit *test)
 {
@@ -2220,6 +2255,8 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_no_controller_in_place),
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_no_controller_never_waits),
 	KUNIT_CASE(zswap_test_zswap_wb_inplace_nothing_stops),
+	KUNIT_CASE(zswap_test_zswap_shrinker_scan_inplace_warm_stops),
+	KUNIT_CASE(zswap_test_zswap_wb_fallback_warm_stops),
 	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled_worker_running),
