@@ -189,9 +189,23 @@ stock_check() {
 
 want() { [[ " $kinds " == *" $1 "* ]]; }
 
+# all_apply: every record of the list, whatever --only picks, still
+# applies to the tip (its 'from' occurs once in its file); a record whose
+# text moved with a change of the series is named before anything builds.
+all_apply() {
+	local name patch file from to killer vm vm_killer bad=()
+	while IFS=$'\037' read -r name patch file from to killer vm vm_killer; do
+		edit_once "$name" "$from" "$to" <"$SRC/$file" >/dev/null 2>&1 ||
+			bad+=("$name")
+	done < <(mutation_records "$list")
+	[ ${#bad[@]} -eq 0 ] ||
+		die "mutations whose 'from' no longer occurs exactly once in the tip: ${bad[*]} (${list#"$ROOT"/})"
+}
+
 main() {
 	local name patch file from to killer vm vm_killer picked=0
 	scratch_tree
+	all_apply
 	if want kunit; then
 		log "mutation gate: the unmutated tip first (build/mutants, incremental after the first run)"
 		run_logged "$LOGS/mutants-base.log" "KUnit on the unmutated tip" \
