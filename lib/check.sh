@@ -90,7 +90,7 @@ if [ "$tree_ok" = 1 ]; then
 	gate "kernel-doc (touched files)" "$ROOT/lib/kerneldoc.sh"
 	gate "b4 reads the series" "$ROOT/lib/b4.sh"
 	gate "bisect (kunit um per patch)" "$ROOT/lib/bisect.sh"
-	gate "mutants (kunit um)" "$ROOT/lib/mutants.sh" --kunit
+	gate "mutation list applies" "$ROOT/lib/mutants.sh" --applies
 	if [ -f "$TREE/tools/testing/selftests/zswap/config" ]; then
 		counted_gate "selftests (QEMU VM)" selftests_gate "$BUILD/selftests.counts"
 	fi
