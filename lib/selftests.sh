@@ -385,7 +385,7 @@ run_guest() {
 # program. A skip that lib/expected-skips does not list for this VM
 # counts as a failure.
 count_tap() {
-	python3 - "$VMDIR/out" "${result:-/dev/null}" "$vm" "$ROOT/lib/expected-skips" \
+	python3 - "$VMDIR/out" "${result:-/dev/null}" "$vm${debug:+-debug}" "$ROOT/lib/expected-skips" \
 		"${failed_list:-/dev/null}" <<'PY'
 import fnmatch, os, re, sys
 out, result, where, listfile, failed_list = sys.argv[1:6]

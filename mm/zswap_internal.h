@@ -209,11 +209,13 @@ unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
 bool zswap_wb_allowed(struct mem_cgroup *memcg);
 bool zswap_wb_io_controlled(struct mem_cgroup *memcg);
 u64 zswap_wb_owed(struct mem_cgroup *memcg, const struct zswap_walk *walk);
-bool zswap_wb_requeue(struct delayed_work *work, unsigned long delay);
+int zswap_wb_requeue_cpu(int nid);
+bool zswap_wb_requeue(struct delayed_work *work, int nid, unsigned long delay);
 bool zswap_wb_pay(struct zswap_lruvec_state *state, struct mem_cgroup *memcg,
-		  unsigned long left, u64 delay);
+		  int nid, unsigned long left, u64 delay);
 bool zswap_memcg_tryget_online(struct mem_cgroup *memcg);
 void zswap_memcg_put(struct mem_cgroup *memcg);
+bool zswap_memcg_dying(struct mem_cgroup *memcg);
 bool zswap_wb_wq_ready(void);
 bool zswap_wb_queue(struct work_struct *work, int nid);
 int zswap_wb_defer(struct zswap_lruvec_state *state, struct mem_cgroup *memcg,

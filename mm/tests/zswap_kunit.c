@@ -945,8 +945,10 @@ static struct kunit_suite zswap_test_suite = {
  *	entries during the first walk, as a shrinker would
  * @requeues: calls of the zswap_wb_requeue() stub
  * @requeue_delay: the delay of the last of them, in jiffies
+ * @requeue_nid: the node of the last of them
  * @requeue_pending: what it answers without @wq (work already queued)
  * @debt: what zswap_wb_chunks() leaves to pay
+ * @dying: what the zswap_memcg_dying() stub answers
  */
 struct zswap_test_wb {
 	struct zswap_lruvec_state state;
@@ -980,14 +982,18 @@ struct zswap_test_wb {
 	long claim_at_walk;
 	unsigned int requeues;
 	unsigned long requeue_delay;
+	int requeue_nid;
 	bool requeue_pending;
 	struct zswap_wb_end debt;
+	bool dying;
 	struct completion started;
 	struct completion release;
 	struct zswap_test_dev dev;
 };
 
 #define ZSWAP_TEST_MEMCG	((struct mem_cgroup *)0x4d454d43UL)
+/* An IO delay owed: two and a half jiffies, in nanoseconds */
+#define ZSWAP_TEST_OWED		(jiffies_to_nsecs(2) + jiffies_to_nsecs(1) / 2)
 
 static bool zswap_test_tryget_stub(struct mem_cgroup *memcg)
 {
@@ -1005,6 +1011,13 @@ static void zswap_test_put_stub(struct mem_cgroup *memcg)
 
 	w->refs--;
 	w->puts++;
+}
+
+static bool zswap_test_dying_stub(struct mem_cgroup *memcg)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	return w->dying;
 }
 
 static bool zswap_test_queue_stub(struct work_struct *work, int nid)
@@ -1052,13 +1065,14 @@ static u64 zswap_test_owed_stub(struct mem_cgroup *memcg,
 }
 
 /* Delays the work on the test's workqueue if it has one. */
-static bool zswap_test_requeue_stub(struct delayed_work *work,
+static bool zswap_test_requeue_stub(struct delayed_work *work, int nid,
 				    unsigned long delay)
 {
 	struct zswap_test_wb *w = kunit_get_current_test()->priv;
 
 	w->requeues++;
 	w->requeue_delay = delay;
+	w->requeue_nid = nid;
 	return w->wq ? mod_delayed_work(w->wq, work, delay) : w->requeue_pending;
 }
 
@@ -1158,6 +1172,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	test->priv = w;
 	kunit_activate_static_stub(test, zswap_memcg_tryget_online, zswap_test_tryget_stub);
 	kunit_activate_static_stub(test, zswap_memcg_put, zswap_test_put_stub);
+	kunit_activate_static_stub(test, zswap_memcg_dying, zswap_test_dying_stub);
 	kunit_activate_static_stub(test, zswap_wb_queue, zswap_test_queue_stub);
 	kunit_activate_static_stub(test, zswap_wb_allowed, zswap_test_allowed_stub);
 	kunit_activate_static_stub(test, zswap_wb_io_controlled, zswap_test_controlled_stub);
@@ -1239,6 +1254,11 @@ static void zswap_test_destroy_wq(void *data)
 	destroy_workqueue(data);
 }
 
+static void zswap_test_cancel_work(void *data)
+{
+	cancel_delayed_work_sync(data);
+}
+
 /* Make the queue stub queue on an ordered workqueue of the test's own. */
 static void zswap_test_use_wq(struct kunit *test)
 {
@@ -1247,6 +1267,9 @@ static void zswap_test_use_wq(struct kunit *test)
 	w->wq = alloc_ordered_workqueue("zswap_kunit", 0);
 	KUNIT_ASSERT_NOT_NULL(test, w->wq);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, zswap_test_destroy_wq, w->wq), 0);
+	/* runs first: no work is left delayed on the queue it destroys */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, zswap_test_cancel_work,
+							&w->state.wb_work), 0);
 }
 
 /* The same, with its only worker held by a blocking work item. */
@@ -1351,8 +1374,8 @@ static void zswap_test_zswap_wb_run_takes_claim(struct kunit *test)
 }
 
 /*
- * The worker submits each chunk's writes, then pays the memcg's IO delay,
- * before it walks the next chunk: it never sleeps with a write queued.
+ * The worker submits each chunk's writes, then asks the memcg's IO delay,
+ * before it walks the next chunk: it never pays with a write queued.
  */
 static void zswap_test_zswap_wb_run_submits_each_chunk(struct kunit *test)
 {
@@ -1491,14 +1514,49 @@ static void zswap_test_zswap_wb_chunks_stops_on_delay_owed(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
 
-	w->owe[0] = 5 * NSEC_PER_MSEC;
+	w->owe[0] = ZSWAP_TEST_OWED;
 	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 3 * SWAP_CLUSTER_MAX,
 					      ZSWAP_WB_SHRINKER, NULL, &w->debt),
 			SWAP_CLUSTER_MAX);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 	KUNIT_EXPECT_EQ(test, w->dev.submits, 1);
-	KUNIT_EXPECT_EQ(test, w->debt.delay, 5 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, w->debt.delay, ZSWAP_TEST_OWED);
 	KUNIT_EXPECT_EQ(test, w->debt.left, 2 * SWAP_CLUSTER_MAX);
+}
+
+/*
+ * Less than a jiffy owed is not paid: the worker writes its next chunk, and
+ * that chunk's delay includes what the first left (the controller keeps it
+ * as debt). Waiting a whole jiffy for it would waste the rest of the jiffy.
+ */
+static void zswap_test_zswap_wb_chunks_carries_sub_jiffy_delay(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->owe[0] = jiffies_to_nsecs(1) - 1;
+	w->owe[1] = ZSWAP_TEST_OWED;
+	KUNIT_EXPECT_EQ(test, zswap_wb_chunks(NULL, 0, 3 * SWAP_CLUSTER_MAX,
+					      ZSWAP_WB_SHRINKER, NULL, &w->debt),
+			2 * SWAP_CLUSTER_MAX);
+	KUNIT_EXPECT_EQ(test, w->walks, 2);
+	KUNIT_EXPECT_EQ(test, w->pays, 2);
+	KUNIT_EXPECT_EQ(test, w->debt.delay, ZSWAP_TEST_OWED);
+	KUNIT_EXPECT_EQ(test, w->debt.left, SWAP_CLUSTER_MAX);
+}
+
+/* A run whose last chunk owes less than a jiffy ends without a payment. */
+static void zswap_test_zswap_wb_run_sub_jiffy_not_requeued(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	w->owe[0] = jiffies_to_nsecs(1) - 1;
+	atomic_long_set(&w->state.wb_pending, 5);
+
+	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0), 5);
+	KUNIT_EXPECT_EQ(test, w->pays, 1);
+	KUNIT_EXPECT_EQ(test, w->requeues, 0);
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
 }
 
 /*
@@ -1511,19 +1569,77 @@ static void zswap_test_zswap_wb_run_requeues_to_pay(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->refs = 1;
-	w->owe[0] = 5 * NSEC_PER_MSEC;
+	w->owe[0] = ZSWAP_TEST_OWED;
 	atomic_long_set(&w->state.wb_pending, 40);
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0),
 			SWAP_CLUSTER_MAX);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 	KUNIT_ASSERT_EQ(test, w->requeues, 1);
-	KUNIT_EXPECT_EQ(test, w->requeue_delay, usecs_to_jiffies(5 * USEC_PER_MSEC));
+	/* whole jiffies, rounded down: the rest stays owed */
+	KUNIT_EXPECT_EQ(test, w->requeue_delay, 2);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending),
 			40 - SWAP_CLUSTER_MAX);
 	KUNIT_EXPECT_EQ(test, w->refs, 1);
 	KUNIT_EXPECT_EQ(test, w->puts, 0);
 	KUNIT_EXPECT_FALSE(test, w->state.wb_running);
+}
+
+/* The work is requeued to run again on its lruvec's node. */
+static void zswap_test_zswap_wb_run_requeues_on_node(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	w->refs = 1;
+	w->owe[0] = ZSWAP_TEST_OWED;
+	w->requeue_nid = NUMA_NO_NODE;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 1);
+	KUNIT_ASSERT_EQ(test, w->requeues, 1);
+	KUNIT_EXPECT_EQ(test, w->requeue_nid, 1);
+}
+
+/*
+ * The requeued work's timer is armed on the current CPU when that is of
+ * the lruvec's node, and on none in particular otherwise.
+ */
+static void zswap_test_zswap_wb_requeue_cpu_of_node(struct kunit *test)
+{
+	int cpu, here, other;
+
+	preempt_disable();
+	cpu = smp_processor_id();
+	here = zswap_wb_requeue_cpu(cpu_to_node(cpu));
+	other = zswap_wb_requeue_cpu(cpu_to_node(cpu) + 1);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, here, cpu);
+	KUNIT_EXPECT_EQ(test, other, WORK_CPU_UNBOUND);
+}
+
+/*
+ * The requeue as the worker makes it, on zswap's own queue: the work's
+ * timer is armed on the worker's CPU, of the lruvec's node, and the work
+ * queued there when it fires.
+ */
+static void zswap_test_zswap_wb_requeue_keeps_cpu(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	bool pending;
+	int cpu;
+
+	if (!zswap_wb_wq_ready())
+		kunit_skip(test, "zswap is not set up (no zswap-lruvec-wb workqueue)");
+	kunit_deactivate_static_stub(test, zswap_wb_requeue);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, zswap_test_cancel_work,
+							&w->state.wb_work), 0);
+	migrate_disable();
+	cpu = smp_processor_id();
+	pending = zswap_wb_requeue(&w->state.wb_work, cpu_to_node(cpu), 10 * HZ);
+	migrate_enable();
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&w->state.wb_work));
+	KUNIT_EXPECT_EQ(test, w->state.wb_work.cpu, cpu);
 }
 
 /* The last chunk's delay is paid too: the next run comes after it. */
@@ -1532,7 +1648,7 @@ static void zswap_test_zswap_wb_run_last_chunk_pays(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->refs = 1;
-	w->owe[0] = 5 * NSEC_PER_MSEC;
+	w->owe[0] = ZSWAP_TEST_OWED;
 	atomic_long_set(&w->state.wb_pending, 5);
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0), 5);
@@ -1550,7 +1666,7 @@ static void zswap_test_zswap_wb_run_newer_claim_supersedes(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->refs = 2;
-	w->owe[0] = 5 * NSEC_PER_MSEC;
+	w->owe[0] = ZSWAP_TEST_OWED;
 	w->claim_at_walk = 3;
 	w->requeue_pending = true;
 	atomic_long_set(&w->state.wb_pending, 40);
@@ -1569,7 +1685,7 @@ static void zswap_test_zswap_wb_run_disallowed_not_requeued(struct kunit *test)
 	struct zswap_test_wb *w = test->priv;
 
 	w->refs = 1;
-	w->owe[0] = 5 * NSEC_PER_MSEC;
+	w->owe[0] = ZSWAP_TEST_OWED;
 	w->disallow_after = 1;
 	atomic_long_set(&w->state.wb_pending, 40);
 
@@ -1602,6 +1718,29 @@ static void zswap_test_zswap_wb_cancel_paying_puts_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
 	KUNIT_EXPECT_FALSE(test, zswap_wb_cancel(&w->state, ZSWAP_TEST_MEMCG));
 	KUNIT_EXPECT_EQ(test, w->puts, 1);
+}
+
+/*
+ * A run that ends as its memcg's offline begins (dying, not yet offline)
+ * may requeue after the offline's cancel looked: it cancels its own work,
+ * so that no work holds the memcg for a delay past its offline.
+ */
+static void zswap_test_zswap_wb_run_dying_cancels_own_requeue(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+
+	zswap_test_use_wq(test);
+	w->refs = 1;
+	w->dying = true;
+	w->owe[0] = 10 * NSEC_PER_SEC;
+	atomic_long_set(&w->state.wb_pending, 40);
+
+	zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0);
+	KUNIT_EXPECT_EQ(test, w->requeues, 1);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&w->state.wb_work));
+	KUNIT_EXPECT_EQ(test, w->refs, 0);
+	KUNIT_EXPECT_EQ(test, w->puts, 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending), 0);
 }
 
 /* Stands in for lruvec work on the real queue: runs until released. */
@@ -2230,11 +2369,17 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_bounded_and_paced),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_pays_only_after_writes),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_delay_owed),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_carries_sub_jiffy_delay),
+	KUNIT_CASE(zswap_test_zswap_wb_run_sub_jiffy_not_requeued),
 	KUNIT_CASE(zswap_test_zswap_wb_run_requeues_to_pay),
+	KUNIT_CASE(zswap_test_zswap_wb_run_requeues_on_node),
+	KUNIT_CASE(zswap_test_zswap_wb_requeue_cpu_of_node),
+	KUNIT_CASE(zswap_test_zswap_wb_requeue_keeps_cpu),
 	KUNIT_CASE(zswap_test_zswap_wb_run_last_chunk_pays),
 	KUNIT_CASE(zswap_test_zswap_wb_run_newer_claim_supersedes),
 	KUNIT_CASE(zswap_test_zswap_wb_run_disallowed_not_requeued),
 	KUNIT_CASE(zswap_test_zswap_wb_cancel_paying_puts_once),
+	KUNIT_CASE(zswap_test_zswap_wb_run_dying_cancels_own_requeue),
 	KUNIT_CASE(zswap_test_zswap_wb_queue_side_by_side),
 	KUNIT_CASE_PARAM(zswap_test_zswap_wb_struggling_rule,
 			 zswap_test_struggle_gen_params),

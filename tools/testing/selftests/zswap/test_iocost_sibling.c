@@ -254,7 +254,7 @@ struct iocost_figures {
 	long long indebt;
 	long long indelay;
 	long long paced_ms;	/* debugfs paced_wb_ms, rise */
-	long long paced;	/* debugfs paced_wb_sleeps, rise */
+	long long paced;	/* debugfs paced_wb_delays, rise */
 };
 
 /* What the phases share. */
@@ -766,7 +766,7 @@ static void check_throttled(const struct iocost_figures *f)
 			   f->indebt, ctx.disk.maj, ctx.disk.min, f->paced_ms);
 		return;
 	}
-	ksft_print_msg("%s: the worker paid %lld ms in %lld sleeps (bound >= %d ms)\n",
+	ksft_print_msg("%s: the worker paid %lld ms in %lld delays (bound >= %d ms)\n",
 		       case_names[CASE_THROTTLED], f->paced_ms, f->paced,
 		       PACED_MIN_MS);
 	if (f->paced_ms < PACED_MIN_MS)
@@ -890,7 +890,7 @@ static void phase_shrinker(void)
 	wb0 = zs_memstat_or(wl, "zswpwb", 0);
 	gwb0 = zs_debugfs_or("written_back_pages", 0);
 	paced_ms0 = zs_debugfs_or("paced_wb_ms", -1);
-	paced0 = zs_debugfs_or("paced_wb_sleeps", -1);
+	paced0 = zs_debugfs_or("paced_wb_delays", -1);
 	t0 = zs_now_ms();
 	pid = start_workload(wl, &wa, WL_ALLOC, (ctx.bound_s + 60) * 1000,
 			     &rd, &wr);
@@ -955,7 +955,7 @@ static void phase_shrinker(void)
 	f.indelay = zs_io_stat(wl, &ctx.disk, "cost.indelay");
 	if (paced_ms0 >= 0 && paced0 >= 0) {
 		f.paced_ms = zs_debugfs_or("paced_wb_ms", 0) - paced_ms0;
-		f.paced = zs_debugfs_or("paced_wb_sleeps", 0) - paced0;
+		f.paced = zs_debugfs_or("paced_wb_delays", 0) - paced0;
 	}
 
 	ksft_print_msg("shrinker phase: workload fill %.1f s, both passes %.1f s%s (bound %d s)\n",

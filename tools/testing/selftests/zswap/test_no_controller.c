@@ -15,7 +15,7 @@
  *     of every task is counted with its kernel stack (a hist trigger on
  *     sched:sched_switch); none may be in an IO budget or in a wait of
  *     zswap's or the swap write path's own (the worker, a cap). zswap's
- *     debugfs counters of waits, paced sleeps or throttled writeback
+ *     debugfs counters of waits, paced delays or throttled writeback
  *     (every file whose name says so) must not move; the others are
  *     printed when they moved. The writeback must be the reclaimers'
  *     own, in place: the worker (deferred_wb_pages) may write back
