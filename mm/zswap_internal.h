@@ -209,6 +209,7 @@ unsigned long zswap_wb_chunks(struct mem_cgroup *memcg, int nid,
 bool zswap_wb_allowed(struct mem_cgroup *memcg);
 bool zswap_wb_io_controlled(struct mem_cgroup *memcg);
 u64 zswap_wb_owed(struct mem_cgroup *memcg, const struct zswap_walk *walk);
+void zswap_wb_sleep(u64 delay);
 int zswap_wb_requeue_cpu(int nid);
 bool zswap_wb_requeue(struct delayed_work *work, int nid, unsigned long delay);
 bool zswap_wb_pay(struct zswap_lruvec_state *state, struct mem_cgroup *memcg,

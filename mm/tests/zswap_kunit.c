@@ -948,6 +948,8 @@ static struct kunit_suite zswap_test_suite = {
  * @requeue_nid: the node of the last of them
  * @requeue_pending: what it answers without @wq (work already queued)
  * @debt: what zswap_wb_chunks() leaves to pay
+ * @sleeps: calls of the zswap_wb_sleep() stub
+ * @slept: the delay of the last of them, in nanoseconds
  * @dying: what the zswap_memcg_dying() stub answers
  */
 struct zswap_test_wb {
@@ -985,6 +987,8 @@ struct zswap_test_wb {
 	int requeue_nid;
 	bool requeue_pending;
 	struct zswap_wb_end debt;
+	unsigned int sleeps;
+	u64 slept;
 	bool dying;
 	struct completion started;
 	struct completion release;
@@ -1062,6 +1066,15 @@ static u64 zswap_test_owed_stub(struct mem_cgroup *memcg,
 	}
 	w->pays++;
 	return owed;
+}
+
+/* Records a payment the worker makes in its work item; sleeps nothing. */
+static void zswap_test_sleep_stub(u64 delay)
+{
+	struct zswap_test_wb *w = kunit_get_current_test()->priv;
+
+	w->sleeps++;
+	w->slept = delay;
 }
 
 /* Delays the work on the test's workqueue if it has one. */
@@ -1178,6 +1191,7 @@ static int zswap_test_wb_init(struct kunit *test)
 	kunit_activate_static_stub(test, zswap_wb_io_controlled, zswap_test_controlled_stub);
 	kunit_activate_static_stub(test, zswap_wb_owed, zswap_test_owed_stub);
 	kunit_activate_static_stub(test, zswap_wb_requeue, zswap_test_requeue_stub);
+	kunit_activate_static_stub(test, zswap_wb_sleep, zswap_test_sleep_stub);
 	kunit_activate_static_stub(test, zswap_lru_walk, zswap_test_walk_stub);
 	kunit_activate_static_stub(test, zswap_lruvec_state_of, zswap_test_state_stub);
 	kunit_activate_static_stub(test, zswap_reclaimer_of, zswap_test_reclaimer_stub);
@@ -1525,11 +1539,10 @@ static void zswap_test_zswap_wb_chunks_stops_on_delay_owed(struct kunit *test)
 }
 
 /*
- * Less than a jiffy owed is not paid: the worker writes its next chunk, and
- * that chunk's delay includes what the first left (the controller keeps it
- * as debt). Waiting a whole jiffy for it would waste the rest of the jiffy.
+ * Less than a jiffy owed is paid in the work item, before the next chunk:
+ * a requeue would wait for the next tick, up to a whole jiffy.
  */
-static void zswap_test_zswap_wb_chunks_carries_sub_jiffy_delay(struct kunit *test)
+static void zswap_test_zswap_wb_chunks_sleeps_sub_jiffy_delay(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
 
@@ -1539,12 +1552,16 @@ static void zswap_test_zswap_wb_chunks_carries_sub_jiffy_delay(struct kunit *tes
 					      ZSWAP_WB_SHRINKER, NULL, &w->debt),
 			2 * SWAP_CLUSTER_MAX);
 	KUNIT_EXPECT_EQ(test, w->walks, 2);
-	KUNIT_EXPECT_EQ(test, w->pays, 2);
+	KUNIT_EXPECT_EQ(test, w->sleeps, 1);
+	KUNIT_EXPECT_EQ(test, w->slept, jiffies_to_nsecs(1) - 1);
 	KUNIT_EXPECT_EQ(test, w->debt.delay, ZSWAP_TEST_OWED);
 	KUNIT_EXPECT_EQ(test, w->debt.left, SWAP_CLUSTER_MAX);
 }
 
-/* A run whose last chunk owes less than a jiffy ends without a payment. */
+/*
+ * A run whose last chunk owes less than a jiffy pays it in the item and
+ * is not requeued.
+ */
 static void zswap_test_zswap_wb_run_sub_jiffy_not_requeued(struct kunit *test)
 {
 	struct zswap_test_wb *w = test->priv;
@@ -1554,9 +1571,20 @@ static void zswap_test_zswap_wb_run_sub_jiffy_not_requeued(struct kunit *test)
 	atomic_long_set(&w->state.wb_pending, 5);
 
 	KUNIT_EXPECT_EQ(test, zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0), 5);
-	KUNIT_EXPECT_EQ(test, w->pays, 1);
+	KUNIT_EXPECT_EQ(test, w->sleeps, 1);
 	KUNIT_EXPECT_EQ(test, w->requeues, 0);
 	KUNIT_EXPECT_EQ(test, w->refs, 0);
+}
+
+/* The sleep is the delay owed, at least (what the stubs stand in for). */
+static void zswap_test_zswap_wb_sleep_sleeps_the_delay(struct kunit *test)
+{
+	u64 delay = 2 * NSEC_PER_MSEC, start;
+
+	kunit_deactivate_static_stub(test, zswap_wb_sleep);
+	start = ktime_get_ns();
+	zswap_wb_sleep(delay);
+	KUNIT_EXPECT_GE(test, ktime_get_ns() - start, delay);
 }
 
 /*
@@ -1576,8 +1604,9 @@ static void zswap_test_zswap_wb_run_requeues_to_pay(struct kunit *test)
 			SWAP_CLUSTER_MAX);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 	KUNIT_ASSERT_EQ(test, w->requeues, 1);
-	/* whole jiffies, rounded down: the rest stays owed */
-	KUNIT_EXPECT_EQ(test, w->requeue_delay, 2);
+	/* rounded up: the timer fires within the last of those jiffies */
+	KUNIT_EXPECT_EQ(test, w->requeue_delay, 3);
+	KUNIT_EXPECT_EQ(test, w->sleeps, 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&w->state.wb_pending),
 			40 - SWAP_CLUSTER_MAX);
 	KUNIT_EXPECT_EQ(test, w->refs, 1);
@@ -2369,8 +2398,9 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_bounded_and_paced),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_pays_only_after_writes),
 	KUNIT_CASE(zswap_test_zswap_wb_chunks_stops_on_delay_owed),
-	KUNIT_CASE(zswap_test_zswap_wb_chunks_carries_sub_jiffy_delay),
+	KUNIT_CASE(zswap_test_zswap_wb_chunks_sleeps_sub_jiffy_delay),
 	KUNIT_CASE(zswap_test_zswap_wb_run_sub_jiffy_not_requeued),
+	KUNIT_CASE(zswap_test_zswap_wb_sleep_sleeps_the_delay),
 	KUNIT_CASE(zswap_test_zswap_wb_run_requeues_to_pay),
 	KUNIT_CASE(zswap_test_zswap_wb_run_requeues_on_node),
 	KUNIT_CASE(zswap_test_zswap_wb_requeue_cpu_of_node),
