@@ -51,7 +51,8 @@
 #   must survive olddefconfig) and builds in GDIR-debug-KIND, its VM files
 #   in VMDIR-debug-KIND, so the normal guest is left alone. The guest runs
 #   the programs one at a time (run_kselftest.sh -t each, its timeout
-#   DEBUG_SLOWDOWN times the zswap settings'), marks each in the kernel log
+#   DEBUG_SLOWDOWN times the zswap settings', and the tests' own bounds on
+#   time too: ZSWAP_SLOWDOWN in the guest), marks each in the kernel log
 #   and saves dmesg after each (dmesg -c) to the output directory's
 #   dmesg/; kmemleak is scanned and cleared before the first program and
 #   scanned again after the last, its report saved. lib/reports.py then
@@ -59,6 +60,8 @@
 #   kernel report (BUG, WARNING, KASAN, KCSAN, lockdep, hung task,
 #   kmemleak...) is printed with the program it followed and counts as a
 #   failed case. QEMU only.
+# - GUEST_CMDLINE adds kernel arguments to the guest's command line (QEMU
+#   only; words without spaces, e.g. GUEST_CMDLINE=lockdep.prove_locking=0).
 # --result FILE gets "PASSED FAILED SKIPPED" counted from the TAP output
 # (an unexpected skip is counted as failed, not skipped); --failed FILE
 # the names of the failed cases, one a line (a program that failed as a
@@ -100,7 +103,9 @@ case $debug in
 kasan|kcsan) [ "$vm" = qemu ] || die "the debug guest (--debug $debug) runs in QEMU only, not VM=$vm" ;;
 *) die "DEBUG=$debug is not a debug configuration: use kasan or kcsan (lib/debug-KIND.config)" ;;
 esac
-case $DEBUG_SLOWDOWN in ''|*[!0-9]*|0) die "DEBUG_SLOWDOWN=$DEBUG_SLOWDOWN: a positive whole factor, please" ;; esac
+case $DEBUG_SLOWDOWN in ''|*[!0-9]*|0|0*|???*) die "DEBUG_SLOWDOWN=$DEBUG_SLOWDOWN: a whole factor from 1 to 99, please" ;; esac
+case ${GUEST_CMDLINE:-} in *[!A-Za-z0-9_.,=:\ -]*) die "GUEST_CMDLINE=$GUEST_CMDLINE: kernel arguments (letters, digits, _.,=:-) separated by spaces, please" ;; esac
+[ -z "${GUEST_CMDLINE:-}" ] || [ "$vm" = qemu ] || die "GUEST_CMDLINE is for the QEMU guest, not VM=$vm"
 case $GUEST_TIMEOUT in ''|*[!0-9]*) die "GUEST_TIMEOUT=$GUEST_TIMEOUT: a number of seconds, please" ;; esac
 case " $targets " in *" zswap "*) ;; *) die "TARGETS=\"$targets\" must include zswap" ;; esac
 [ -d "$tree/.git" ] || [ -f "$tree/.git" ] || die "--tree $tree is not a kernel work tree"
@@ -165,6 +170,7 @@ if [ -n "$debug" ]; then
 	# every KASAN report, not only the first
 	[ "$debug" != kasan ] || GUEST_APPEND="$GUEST_APPEND kasan_multi_shot"
 fi
+GUEST_APPEND="$GUEST_APPEND ${GUEST_CMDLINE:-}"
 CONSOLE=$LOGS/guest-console${VMDIR#"$BUILD"/vm}.log
 
 # The run_kselftest.sh selection: every zswap test; of the cgroup
@@ -244,6 +250,12 @@ selected_programs() {
 # guest paths, so that the checkout's own path never matters in the guest.
 G_VMDIR=/tmp/zswap-vm G_KST=/tmp/zswap-kst G_OUT=/tmp/zswap-out
 
+# guest_slowdown: ZSWAP_SLOWDOWN for the guest, DEBUG_SLOWDOWN on the
+# debug kernel, 1 otherwise.
+guest_slowdown() {
+	if [ -n "$debug" ]; then echo "$DEBUG_SLOWDOWN"; else echo 1; fi
+}
+
 write_guest_script() {
 	local run
 	run=$(guest_run_commands)
@@ -255,6 +267,9 @@ write_guest_script() {
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 mkswap -q $SWAP_DEV >/dev/null && swapon $SWAP_DEV || { echo "guest: no swap on $SWAP_DEV"; exit 2; }
 export ZSWAP_SIBLING_DEV=$SIBLING_DEV
+# How much slower than a production kernel this one runs: the tests
+# scale their bounds on time by it (zswap_util.h, zs_slowdown()).
+export ZSWAP_SLOWDOWN=$(guest_slowdown)
 # The ext4 scratch: upstream's memcg page-cache tests make O_TMPFILE files
 # in their working directory, and the swapfile case needs a filesystem
 # that can hold a swap file. The tests run from a copy there.

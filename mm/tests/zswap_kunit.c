@@ -2239,16 +2239,33 @@ static void zswap_test_zswap_shrinker_scan_inplace_warm_stops(struct kunit *test
 	KUNIT_EXPECT_EQ(test, w->queued, 0);
 }
 
-/* A fallback that met a warm entry in place stops the call, as stock. */
+struct zswap_test_fb_mode_case {
+	const char *name;
+	enum zswap_wb_fallback mode;
+};
+
+static const struct zswap_test_fb_mode_case zswap_test_fb_mode_cases[] = {
+	{ "throttled", ZSWAP_FB_THROTTLED },
+	{ "unthrottled", ZSWAP_FB_UNTHROTTLED },
+};
+
+KUNIT_ARRAY_PARAM_DESC(zswap_test_fb_mode, zswap_test_fb_mode_cases, name);
+
+/*
+ * A fallback that met a warm entry in place stops the call, as stock, in
+ * either mode (the throttled one after its wait for the worker), and what
+ * it wrote before is submitted all the same.
+ */
 static void zswap_test_zswap_wb_fallback_warm_stops(struct kunit *test)
 {
+	const struct zswap_test_fb_mode_case *c = test->param_value;
 	struct zswap_test_wb *w = test->priv;
 
 	w->walked[0] = 5;
 	w->freed[0] = 4;
 	w->hit_swapcache = 0;
-	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000,
-						ZSWAP_FB_UNTHROTTLED), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, zswap_wb_fallback(&w->state, NULL, 0, 1000, c->mode),
+			SHRINK_STOP);
 	KUNIT_EXPECT_EQ(test, w->walks, 1);
 	KUNIT_EXPECT_EQ(test, w->dev.pages, 4);
 }
@@ -2431,7 +2448,8 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_no_controller_never_waits),
 	KUNIT_CASE(zswap_test_zswap_wb_inplace_nothing_stops),
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_inplace_warm_stops),
-	KUNIT_CASE(zswap_test_zswap_wb_fallback_warm_stops),
+	KUNIT_CASE_PARAM(zswap_test_zswap_wb_fallback_warm_stops,
+			 zswap_test_fb_mode_gen_params),
 	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled),
 	KUNIT_CASE(zswap_test_zswap_wb_fallback_unthrottled_worker_running),

@@ -600,6 +600,29 @@ long long zs_memstat_or(const char *cg, const char *field, long long dflt)
 	return zs_memstat(cg, field, &val) ? dflt : val;
 }
 
+int zs_slowdown(void)
+{
+	static int factor;
+	const char *val;
+	char *end;
+	long n;
+
+	if (factor)
+		return factor;
+	val = getenv("ZSWAP_SLOWDOWN");
+	if (!val) {
+		factor = 1;
+		return factor;
+	}
+	errno = 0;
+	n = strtol(val, &end, 10);
+	if (errno || end == val || *end || n < 1 || n > ZS_SLOWDOWN_MAX)
+		ksft_exit_fail_msg("ZSWAP_SLOWDOWN=%s: a whole factor from 1 to %d, please\n",
+				   val, ZS_SLOWDOWN_MAX);
+	factor = n;
+	return factor;
+}
+
 long long zs_debugfs_or(const char *name, long long dflt)
 {
 	long long val;

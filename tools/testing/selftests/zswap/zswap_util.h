@@ -83,6 +83,15 @@ int zs_debugfs(const char *name, long long *val);
 long long zs_memstat_or(const char *cg, const char *field, long long dflt);
 long long zs_debugfs_or(const char *name, long long dflt);
 
+/*
+ * How many times slower than a production kernel the kernel under test
+ * runs (a debug kernel: lockdep, KASAN): ZSWAP_SLOWDOWN, 1 when unset; a
+ * bad value fails the test. A case scales its bounds on time up by it and
+ * says what else it relaxes on a slowed kernel.
+ */
+#define ZS_SLOWDOWN_MAX		100
+int zs_slowdown(void);
+
 /* Bounded waits: 0 when the condition holds, -ETIMEDOUT otherwise. */
 uint64_t zs_now_ms(void);
 void zs_sleep_ms(unsigned int ms);
