@@ -58,7 +58,6 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/swap.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <linux/fs.h>
@@ -933,11 +932,6 @@ static int sibling_open(unsigned long long *region, char *why, size_t len)
 	return fd;
 }
 
-static int swapoff_fn(void *arg)
-{
-	return swapoff((const char *)arg) ? errno : 0;
-}
-
 /* Waits for the swapoff child; returns its exit code, or -1 if not done. */
 static int swapoff_wait(pid_t off, int ms)
 {
@@ -1002,7 +996,7 @@ static void case_swapoff(void)
 	bound = SO_BASE_MS + SO_MS_PER_MIB * ((used + 1023) / 1024);
 
 	t0 = zs_now_ms();
-	off = zs_cg_spawn(env.cgroot, swapoff_fn, env.swap_path);
+	off = zs_cg_spawn(env.cgroot, zs_swapoff_fn, env.swap_path);
 	if (off > 0)
 		ret = swapoff_wait(off, bound);
 	if (off > 0 && ret < 0) {

@@ -539,11 +539,6 @@ static int pusher_fn(void *arg)
 	return 0;
 }
 
-static int swapoff_fn(void *arg)
-{
-	return swapoff((const char *)arg) ? errno : 0;
-}
-
 /*
  * swapfile_writeback, then swapoff_during_writeback on the same file and
  * pages.
@@ -602,7 +597,7 @@ static void test_swapfile(int *res, char why[][512], size_t len)
 	wb0 = zs_memstat_or(h.cg, "zswpwb", 0);
 	pusher = zs_cg_spawn(env.cgroot, pusher_fn, h.cg);
 	t0 = zs_now_ms();
-	off = zs_cg_spawn(env.cgroot, swapoff_fn, swapfile);
+	off = zs_cg_spawn(env.cgroot, zs_swapoff_fn, swapfile);
 	ok = !zs_wait_for_exit(off, &status, SWAPOFF_MS);
 	t1 = zs_now_ms();
 	kill(pusher, SIGKILL);

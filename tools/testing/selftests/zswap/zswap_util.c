@@ -1484,9 +1484,22 @@ int zs_swapon(const struct zs_env *env)
 	return swapon(env->swap_path, flags) ? -errno : 0;
 }
 
-/* A zs_cg_spawn() function: swapoff(@path); 0 or the errno. */
+/*
+ * A zs_cg_spawn() function: swapoff(@path); 0 or the errno. It lets go of
+ * the test's output first: a swapoff that never returns (it waits
+ * uninterruptibly, SIGKILL or not, on a swap device reference that a bug
+ * leaked) must not keep the runner's pipe open, and the runner waiting,
+ * after the test reported it and exited.
+ */
 int zs_swapoff_fn(void *path)
 {
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
 	return swapoff((const char *)path) ? errno : 0;
 }
 
