@@ -21,10 +21,11 @@
 # The debug kernel under TCG is several times slower than the normal
 # guest: GUEST_TIMEOUT defaults to 10800 s here, GUEST_MEM to 1536M (KASAN
 # keeps an eighth of memory as shadow), and each program's runner timeout
-# is DEBUG_SLOWDOWN (3) times the zswap settings' (lib/selftests.sh); the
-# guest exports it as ZSWAP_SLOWDOWN, by which the tests scale their own
-# bounds on time (zswap_util.h). GUEST_CMDLINE adds kernel arguments
-# (e.g. lockdep.prove_locking=0, to tell lockdep's cost from the rest).
+# is DEBUG_SLOWDOWN (5 for KASAN, 7 for KCSAN) times the zswap settings'
+# (lib/selftests.sh); the guest exports it as ZSWAP_SLOWDOWN, by which the
+# tests scale their own bounds on time (zswap_util.h). GUEST_CMDLINE adds
+# kernel arguments (e.g. lockdep.prove_locking=0, to tell lockdep's cost
+# from the rest).
 #
 # --self-test feeds the scanner logs with planted reports and checks that
 # it finds exactly them; it needs no kernel.
