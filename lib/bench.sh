@@ -257,8 +257,11 @@ export_rev() {
 		log "updating ${src#"$ROOT"/} from ${old:0:12} to ${rev:0:12}"
 		git -C "$TREE" diff --no-renames --name-only -z --diff-filter=D "$old" "$rev" |
 			(cd "$src" && xargs -0 -r rm -f --)
-		git -C "$TREE" diff --no-renames --name-only -z --diff-filter=d "$old" "$rev" |
-			xargs -0 -r git -C "$TREE" archive "$rev" -- | tar -x -i -m -C "$src"
+		# A rev with the same tree (a rebase) changes no file: no archive.
+		if [ -n "$(git -C "$TREE" diff --no-renames --name-only --diff-filter=d "$old" "$rev")" ]; then
+			git -C "$TREE" diff --no-renames --name-only -z --diff-filter=d "$old" "$rev" |
+				xargs -0 git -C "$TREE" archive "$rev" -- | tar -x -i -m -C "$src"
+		fi
 	else
 		log "exporting $rev to ${src#"$ROOT"/}"
 		rm -rf "$src" && mkdir -p "$src"

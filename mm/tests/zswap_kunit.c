@@ -2239,6 +2239,24 @@ static void zswap_test_zswap_shrinker_scan_inplace_warm_stops(struct kunit *test
 	KUNIT_EXPECT_EQ(test, w->queued, 0);
 }
 
+/*
+ * zswap_wb_inplace() itself stops at a warm entry, whatever the shrinker's
+ * knob says: the walk's end reaches the shrinker's return value.
+ */
+static void zswap_test_zswap_wb_inplace_warm_stops(struct kunit *test)
+{
+	struct zswap_test_wb *w = test->priv;
+	struct shrink_control sc = zswap_test_sc(GFP_KERNEL);
+
+	w->walked[0] = 5;
+	w->freed[0] = 4;
+	w->hit_swapcache = 0;
+	KUNIT_EXPECT_EQ(test, zswap_wb_inplace(&sc), SHRINK_STOP);
+	KUNIT_EXPECT_EQ(test, w->walks, 1);
+	KUNIT_EXPECT_EQ(test, w->dev.pages, 4);
+	KUNIT_EXPECT_EQ(test, w->queued, 0);
+}
+
 struct zswap_test_fb_mode_case {
 	const char *name;
 	enum zswap_wb_fallback mode;
@@ -2448,6 +2466,7 @@ static struct kunit_case zswap_wb_test_cases[] = {
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_no_controller_never_waits),
 	KUNIT_CASE(zswap_test_zswap_wb_inplace_nothing_stops),
 	KUNIT_CASE(zswap_test_zswap_shrinker_scan_inplace_warm_stops),
+	KUNIT_CASE(zswap_test_zswap_wb_inplace_warm_stops),
 	KUNIT_CASE_PARAM(zswap_test_zswap_wb_fallback_warm_stops,
 			 zswap_test_fb_mode_gen_params),
 	KUNIT_CASE(zswap_test_zswap_wb_claim_struggling_ignores_claim_in_progress),
