@@ -62,7 +62,10 @@ ZSWAP_COUNTERS = ["written_back_pages", "pool_limit_hit", "reject_reclaim_fail",
                   # the series' writeback counters (absent on stock)
                   "deferred_wb_pages", "inplace_wb_throttled_pages",
                   "inplace_wb_pages", "deferred_wb_nomem",
-                  "paced_wb_sleeps", "paced_wb_ms"]
+                  "paced_wb_sleeps", "paced_wb_ms",
+                  # paced_wb_sleeps' name since patch 36 (a payment may
+                  # be a requeue as well as a sleep)
+                  "paced_wb_delays"]
 VMSTAT = ["zswpout", "zswpin", "zswpwb", "pswpout", "pswpin", "nrswpout",
           "oom_kill"]
 CPU_STAT = ["usage_usec", "user_usec", "system_usec"]
@@ -1651,8 +1654,8 @@ def share_run(r):
         if iops and weight else None,
         "sibling cost.wait % of T": 100 * sib.get("cost.wait", 0) / 1e6 / t,
     }
-    if "paced_wb_sleeps" in zs:
-        n = zs["paced_wb_sleeps"]
+    if "paced_wb_sleeps" in zs or "paced_wb_delays" in zs:
+        n = zs.get("paced_wb_sleeps", zs.get("paced_wb_delays"))
         out["worker sleeps"] = n
         out["worker ms per sleep"] = zs.get("paced_wb_ms", 0) / n if n else None
     return out
