@@ -258,7 +258,7 @@ export_rev() {
 		git -C "$TREE" diff --no-renames --name-only -z --diff-filter=D "$old" "$rev" |
 			(cd "$src" && xargs -0 -r rm -f --)
 		# A rev with the same tree (a rebase) changes no file: no archive.
-		if [ -n "$(git -C "$TREE" diff --no-renames --name-only --diff-filter=d "$old" "$rev")" ]; then
+		if ! git -C "$TREE" diff --quiet --no-renames --diff-filter=d "$old" "$rev"; then
 			git -C "$TREE" diff --no-renames --name-only -z --diff-filter=d "$old" "$rev" |
 				xargs -0 git -C "$TREE" archive "$rev" -- | tar -x -i -m -C "$src"
 		fi
