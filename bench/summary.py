@@ -1534,9 +1534,9 @@ def oom_settings(r):
     depth, rate = int(p.get("BENCH_SIBLING_DEPTH") or 0), int(p.get("BENCH_SIBLING_RATE") or 0)
     sib = "none" if not depth else "%d IOPS, depth %d" % (rate, depth) if rate else \
         "closed loop, depth %d" % depth
-    return ["%s IOPS, %.1f MiB/s" % (model.get("rrandiops", "?"),
-                                     int(model.get("rbps", 0)) / (1 << 20)),
-            sib, p.get("BENCH_MEM_MAX", "?"), "%sM" % wss.group(1) if wss else "?",
+    disk = "unthrottled" if model.get("rrandiops") == "0" else \
+        "%s IOPS, %.1f MiB/s" % (model.get("rrandiops", "?"), int(model.get("rbps", 0)) / (1 << 20))
+    return [disk, sib, p.get("BENCH_MEM_MAX", "?"), "%sM" % wss.group(1) if wss else "?",
             p.get("BENCH_MEMCGS") or "1", p.get("BENCH_ZSWAP_MAX_POOL_PERCENT", "?")]
 
 

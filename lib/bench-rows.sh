@@ -60,11 +60,14 @@
 #                  what batching gives, in place and in the worker
 #   v1             the series before issue 13 (patches/ of our commit
 #                  V1_REV, v1 as benchmarked on 2026-11-30), in one commit
+#   v2             the series before issue 34 (patches/ of our commit
+#                  V2_REV: v2's 12 patches, its throttled swap bio), in one
+#                  commit
 # The variant rows are commits made here (branch bench/<row> of
 # build/linux, on top of branch series, mm/zswap.c changed only; the same
 # commit every time, so that --results DIR resumes); no-batch is a commit
-# of branch series, found by its subject; v1 is applied from our history
-# to the base (branch bench/v1).
+# of branch series, found by its subject; v1 and v2 are applied from our
+# history to the base (branches bench/v1, bench/v2).
 #
 # --arms 'A B C' runs those arms of lib/bench.sh beside the rows, in the
 # same random order: `lib/bench-rows.sh --arms 'A B C' --rounds 5
@@ -81,10 +84,13 @@ set -euo pipefail
 . "$ROOT/lib/edits.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
-ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc worker-reclaim never-memalloc never-reclaim wq-wide never-wide defer-uncontrolled unbatched v1"
-# The tip before issue 13 (series v2): the last commit of our repository
+ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc worker-reclaim never-memalloc never-reclaim wq-wide never-wide defer-uncontrolled unbatched v1 v2"
+# The tip before issue 13 (series v1): the last commit of our repository
 # with v1's patches/ (the OLTP standard run's docs, 2026-11-30).
 V1_REV=1658d48
+# The tip before issue 34 (series v2): the last commit of our repository
+# with v2's patches/, before the v3 core entered the series.
+V2_REV=761c1c1c215c59f6e8bae7753b8cfc8f82787144
 STRUGGLING='	return busy > ZSWAP_WB_BUSY_MAX ||
 	       time_after(now, claimed_at + ZSWAP_WB_LAG);'
 MODE_RULE='	if (r->kswapd)
@@ -274,6 +280,7 @@ row_commit() {
 		variant "$1" "${nc%%$'\037'*}" "${nc#*$'\037'}" ;;
 	unbatched) variant "$1" "$WRITE" "$WRITE_ALONE" ;;
 	v1) patches_commit "$1" "$V1_REV" ;;
+	v2) patches_commit "$1" "$V2_REV" ;;
 	*) usage ;;
 	esac
 }

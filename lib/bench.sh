@@ -80,6 +80,9 @@ BENCH_IOPS=${BENCH_IOPS:-1000}		# the disk throttle, and iocost's model
 HOST_LOAD_MAX=${HOST_LOAD_MAX:-$(awk -v n="$(nproc)" 'BEGIN { print n + 1.5 }')}
 HOST_LOAD_EVERY=10			# seconds between host load samples
 BENCH_BPS=${BENCH_BPS:-16777216}
+# BENCH_IOPS=0 and BENCH_BPS=0 together: a disk QEMU does not throttle
+# (the no-controller rows of issue 34 on an unthrottled device); scenario
+# bare only, since iocost's model is the throttle (check_device).
 ALL_ARMS="A B C"
 ALL_SCENARIOS="none bare open mild heavy"
 STANDARD_SCENARIOS="open heavy"
@@ -240,6 +243,31 @@ check_lists() {
 	done
 	[ -n "$arms" ] && [ -n "$scenarios" ] && [ -n "$workloads" ] ||
 		die "no arm, scenario or workload to run"
+	check_device
+}
+
+# check_device: BENCH_IOPS and BENCH_BPS are both positive, or both 0 (an
+# unthrottled disk) with every scenario bare.
+check_device() {
+	local s
+	[[ $BENCH_IOPS =~ ^[0-9]+$ && $BENCH_BPS =~ ^[0-9]+$ ]] ||
+		die "BENCH_IOPS=$BENCH_IOPS BENCH_BPS=$BENCH_BPS: whole numbers, please"
+	if [ "$BENCH_IOPS" -gt 0 ] && [ "$BENCH_BPS" -gt 0 ]; then
+		return 0
+	fi
+	[ "$BENCH_IOPS" = 0 ] && [ "$BENCH_BPS" = 0 ] ||
+		die "BENCH_IOPS=$BENCH_IOPS BENCH_BPS=$BENCH_BPS: both positive, or both 0 for an unthrottled disk"
+	for s in $scenarios; do
+		[ "$s" = bare ] ||
+			die "scenario '$s' with an unthrottled disk (BENCH_IOPS=0): iocost's model is the throttle; use scenario bare"
+	done
+}
+
+# disk_throttle: QEMU's throttling options for the bench disks ("" for an
+# unthrottled disk).
+disk_throttle() {
+	[ "$BENCH_IOPS" = 0 ] ||
+		echo ",throttling.iops-total=$BENCH_IOPS,throttling.bps-total=$BENCH_BPS"
 }
 
 # export_rev REV DIR STAMP: DIR holds build/linux's commit REV (git
@@ -501,7 +529,7 @@ guest_cmd() {
 	local dir=$1 bz accel=--disable-kvm thr disks
 	bz=$(guest_image "$(arm_gdir "$2")" x86_64)
 	kvm_usable "$bz" && accel=""
-	thr="format=raw,throttling.iops-total=$BENCH_IOPS,throttling.bps-total=$BENCH_BPS"
+	thr="format=raw$(disk_throttle)"
 	disks="-drive file=$dir/disk.img,if=none,id=benchdisk,$thr -device virtio-blk-pci,drive=benchdisk"
 	[ -f "$dir/data.img" ] &&
 		disks+=" -drive file=$dir/data.img,if=none,id=datadisk,$thr -device virtio-blk-pci,drive=datadisk"
@@ -674,7 +702,11 @@ write_meta() {
 		echo "oltp: mem_max=$OLTP_MEM_MAX buffer_pool_mb=$OLTP_POOL_MB tables=$OLTP_TABLES rows=$OLTP_ROWS threads=$THREADS deadline_ms=$OLTP_DEADLINE_MS mariadb=$(dpkg-query -W -f='${Version}' mariadb-server-core 2>/dev/null) sysbench=$(dpkg-query -W -f='${Version}' sysbench 2>/dev/null)"
 		echo "compile: mem_max=$MEM_MAX jobs=$COMPILE_JOBS objects=$COMPILE_OBJS (of the stock build) timeout_s=$COMPILE_TIMEOUT gcc=$(gcc -dumpfullversion)"
 		echo "guest=qemu TCG (vng), mem $GUEST_MEM, $GUEST_CPUS CPUs"
-		echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
+		if [ "$BENCH_IOPS" = 0 ]; then
+			echo "disk_throttle=none"
+		else
+			echo "disk_throttle=iops-total=$BENCH_IOPS bps-total=$BENCH_BPS"
+		fi
 		echo "io.weight: workload 100, sibling $SIBLING_WEIGHT"
 		echo "scenarios=$scenarios open: sibling at ${SIB_OPEN_IOPS} IOPS, depth ${SIB_OPEN_DEPTH}, io.cost.qos $QOS_TARGETS; mild, heavy: io.cost.qos $QOS_FIXED"
 		echo "series_commit=$(cat "$BENCH/src-series.rev" 2>/dev/null) (exported; each run's params.env has its kernel's commit)"
