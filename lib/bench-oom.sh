@@ -35,7 +35,9 @@
 # fallback-never's rule; wq-wide and never-wide: zswap-lruvec-wb at the
 # default max_active, with the tip's rule and with fallback-never's;
 # defer-uncontrolled: deferral without an IO
-# controller too, for the bare cells). An arm that is a row of
+# controller too, for the bare cells; worker-handback: the work handed
+# back to reclaim for 100 ms when the worker stops for memory;
+# pay-nofallback: no fallback while the work waits out a payment). An arm that is a row of
 # lib/bench-rows.sh is one more name in ARM_TABLE.
 #
 # Runs: lib/bench.sh's oom profile (populate bounded at 180 s, a 30 s
@@ -69,7 +71,7 @@ SHAPES="2x:96M:192:4:1:20 4x:64M:256:4:1:20 manymemcg:16M:32:1:16:10"
 EXTRA_CELLS="normal-heavy-manymemcg"
 # NAME:KERNEL, KERNEL being B (lib/bench.sh's stock arm) or row (the row
 # of lib/bench-rows.sh named NAME)
-ARM_TABLE="stock:B tip:row fallback-never:row age-only:row age-100:row worker-memalloc:row worker-reclaim:row never-memalloc:row never-reclaim:row wq-wide:row never-wide:row defer-uncontrolled:row"
+ARM_TABLE="stock:B tip:row fallback-never:row age-only:row age-100:row worker-memalloc:row worker-reclaim:row never-memalloc:row never-reclaim:row wq-wide:row never-wide:row defer-uncontrolled:row worker-handback:row pay-nofallback:row"
 SCREEN_ARMS="stock fallback-never"
 OPEN_SHARE_PCT=40		# the open sibling's rate, % of the device's IOPS
 

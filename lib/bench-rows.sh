@@ -51,6 +51,18 @@
 #                  max_active instead of 4: a worker asleep in its payment
 #                  no longer keeps another memcg's work waiting for a slot
 #   never-wide     fallback-never with wq-wide's workqueue
+#   worker-handback the tip with the work handed back to reclaim when the
+#                  worker stops for memory: the entries it left become a
+#                  claim that reclaimers find lagging (zswap_wb_struggling()),
+#                  so that for 100 ms they write in place, with their own
+#                  charge rules, while the work waits; then it runs again.
+#                  (A row: a stop for memory is seen in the global
+#                  deferred_wb_nomem count, another worker's stop included.)
+#   pay-nofallback the tip with no fallback while the lruvec's work waits
+#                  out a payment (its timer armed): a reclaimer that finds
+#                  the claim pending then backs off, so none of what the
+#                  indebted memcg owes is written in place meanwhile
+#                  (kswapd's in-place writes are not paid for)
 #   defer-uncontrolled  the tip without patch 21's gate: where no IO
 #                  controller is set up the shrinker defers to the worker
 #                  (unpaced) instead of writing in place; the edit of
@@ -84,7 +96,7 @@ set -euo pipefail
 . "$ROOT/lib/edits.sh"
 
 DEFAULT_ROWS="tip plug no-rotation no-batch fallback-v1 age-only"
-ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc worker-reclaim never-memalloc never-reclaim wq-wide never-wide defer-uncontrolled unbatched v1 v2"
+ALL_ROWS="$DEFAULT_ROWS age-100 age-plug fallback-never fallback-busy worker-memalloc worker-reclaim never-memalloc never-reclaim wq-wide never-wide worker-handback pay-nofallback defer-uncontrolled unbatched v1 v2"
 # The tip before issue 13 (series v1): the last commit of our repository
 # with v1's patches/ (the OLTP standard run's docs, 2026-11-30).
 V1_REV=1658d48
@@ -127,6 +139,36 @@ WRITE_ALONE='	__swap_writepage(ctx, folio);
 '
 INCLUDE='#include <linux/zsmalloc.h>'
 NEVER='	return false;'
+RUN_START='	long nr = atomic_long_xchg(&state->wb_pending, 0);
+	struct zswap_wb_end end = {};'
+RUN_START_NOMEM='	long nr = atomic_long_xchg(&state->wb_pending, 0);
+	long nomem = atomic_long_read(&zswap_wb_nomem);
+	struct zswap_wb_end end = {};'
+RUN_END='	if (!end.delay || !zswap_wb_pay(state, memcg, nid, end.left, end.delay))
+		zswap_memcg_put(memcg);
+	return written;'
+RUN_END_HANDBACK='	if (nr > 0 && !end.delay && written < nr &&
+	    atomic_long_read(&zswap_wb_nomem) != nomem && zswap_wb_allowed(memcg)) {
+		long idle = 0;
+
+		if (atomic_long_try_cmpxchg(&state->wb_pending, &idle,
+					    ZSWAP_WB_CLAIMING)) {
+			WRITE_ONCE(state->wb_claimed_at,
+				   jiffies - ZSWAP_WB_LAG - 1);
+			atomic_set(&state->wb_busy, ZSWAP_WB_BUSY_MAX);
+			atomic_long_set_release(&state->wb_pending, nr - written);
+		}
+		if (zswap_wb_requeue(&state->wb_work, nid, msecs_to_jiffies(100)))
+			zswap_memcg_put(memcg);
+		return written;
+	}
+'"$RUN_END"
+CLAIM_JUDGED='		return false;
+	return zswap_wb_struggling(atomic_inc_return(&state->wb_busy),'
+CLAIM_PAYING='		return false;
+	if (timer_pending(&state->wb_work.timer))
+		return false;
+	return zswap_wb_struggling(atomic_inc_return(&state->wb_busy),'
 WQ_NARROW='WQ_UNBOUND | WQ_MEM_RECLAIM, ZSWAP_WB_MAX_ACTIVE);'
 WQ_WIDE='WQ_UNBOUND | WQ_MEM_RECLAIM, 0);'
 WORKER_RUN='		written = zswap_wb_chunks(memcg, nid, nr, reason,
@@ -275,6 +317,8 @@ row_commit() {
 	never-reclaim) variant "$1" "$STRUGGLING" "$NEVER" "$ALLOC_RETRY" "$ALLOC_RECLAIM" ;;
 	wq-wide) variant "$1" "$WQ_NARROW" "$WQ_WIDE" ;;
 	never-wide) variant "$1" "$STRUGGLING" "$NEVER" "$WQ_NARROW" "$WQ_WIDE" ;;
+	worker-handback) variant "$1" "$RUN_START" "$RUN_START_NOMEM" "$RUN_END" "$RUN_END_HANDBACK" ;;
+	pay-nofallback) variant "$1" "$CLAIM_JUDGED" "$CLAIM_PAYING" ;;
 	defer-uncontrolled)
 		nc=$(mutation_edit no_controller_defers)
 		variant "$1" "${nc%%$'\037'*}" "${nc#*$'\037'}" ;;
