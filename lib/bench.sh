@@ -15,7 +15,8 @@
 # BENCH_PREBUILT=1 builds nothing and refuses an arm whose kernel was not
 # built from its commit. lib/bench-oom.sh sets the cell of its OOM
 # matrix in the environment: BENCH_IOPS and BENCH_BPS (the disk throttle
-# and iocost's model), SIB_OPEN_IOPS (the open sibling's rate),
+# and iocost's model; both 0: an unthrottled disk, scenario bare only),
+# SIB_OPEN_IOPS (the open sibling's rate),
 # CACHE_MEM_MAX, CACHE_WSS_MB, CACHE_THREADS (the cache workload's cap,
 # working set and threads), CACHE_MEMCGS (that many instances, each in
 # its own memcg under CACHE_MEM_MAX) and ZSWAP_MAX_POOL_PERCENT.)
