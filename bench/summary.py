@@ -843,19 +843,24 @@ COST_RATIOS = [("PSI full share", lambda r: r["psi_share"].get("cgroup interval"
                ("sibling p99", lambda r: r.get("sibling_fio", {}).get("p99_ms"))]
 RATIO_METRICS = {
     "cache": [("ops/s", lambda r: r["workload"].get("ops_per_s")),
+              ("p99", lambda r: r["workload"].get("p99_us")),
               ("p99.9", lambda r: r["workload"].get("p999_us")),
               ("populate rate", lambda r: r["workload"].get("populate_rate"))] + COST_RATIOS,
     "compile": [("build time", lambda r: r["workload"].get("build_s"))] + COST_RATIOS,
     "oltp": [("TPS", lambda r: r["workload"].get("ops_per_s")),
+             ("p99", lambda r: r["workload"].get("p99_us")),
              ("p99.9", lambda r: r["workload"].get("p999_us")),
              ("populate rate", lambda r: r["workload"].get("populate_rate"))] + COST_RATIOS,
 }
 
 
 def ratio_pairs(arms):
-    """The (arm, base) pairs of the ratio tables: C against B and A; a row
-    against the tip row, or against C when there is none."""
+    """The (arm, base) pairs of the ratio tables: C against B and A; without
+    C, the tip row against B; a row against the tip row, or against C when
+    there is none."""
     pairs = [("C", b) for b in ("B", "A") if "C" in arms and b in arms]
+    if "C" not in arms and "tip" in arms and "B" in arms:
+        pairs.append(("tip", "B"))
     tip = "tip" if "tip" in arms else "C" if "C" in arms else None
     return pairs + [(a, tip) for a in arms if tip and a not in ARMS and a != tip]
 
