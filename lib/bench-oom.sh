@@ -37,8 +37,8 @@
 # defer-uncontrolled: deferral without an IO
 # controller too, for the bare cells; worker-handback: the work handed
 # back to reclaim for 100 ms when the worker stops for memory;
-# pay-nofallback: no fallback while the work waits out a payment). An arm that is a row of
-# lib/bench-rows.sh is one more name in ARM_TABLE.
+# pay-nofallback: no fallback while the work waits out a payment). An
+# arm that is a row of lib/bench-rows.sh is one more name in ARM_TABLE.
 #
 # Runs: lib/bench.sh's oom profile (populate bounded at 180 s, a 30 s
 # run phase), one freshly booted guest per run; in each cell and round
