@@ -69,7 +69,13 @@ static int workload_fn(void *arg)
 	return 0;
 }
 
-/* Changes knob @step % 4 of the cycle; counts compressors actually used. */
+/*
+ * Changes knob @step % 4 of the cycle; counts compressors actually used.
+ * zswap off while the cgroup's writeback is off leaves the cgroup no way
+ * to swap (swap_writeout() keeps the folio): the memcg OOM that follows
+ * is stock's answer, not a lost page. The cycle turns the cgroup's
+ * writeback back on before it turns zswap off, so the two never overlap.
+ */
 static void toggle(const char *cg, unsigned int step, bool *used)
 {
 	unsigned int i = step / 4;
@@ -87,6 +93,8 @@ static void toggle(const char *cg, unsigned int step, bool *used)
 			used[i % ARRAY_SIZE(algos)] = true;
 		break;
 	case 3:
+		if (i % 2)
+			cg_write(cg, "memory.zswap.writeback", "1");
 		zs_param_set("enabled", i % 2 ? "N" : "Y");
 		break;
 	}
