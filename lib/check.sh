@@ -65,10 +65,11 @@ counted_gate() {
 
 # A cold run fills build/ with the 7.3.4 tree and its git objects (about
 # 4.5 GiB), then the UML, x86_64 and per-patch builds (about 2 GiB more);
-# the export check copies the added files to TMPDIR. Failing here, before
-# anything is written, beats a git or a linker dying on ENOSPC half-way.
+# the two build-matrix worktrees about 3 GiB; the export check copies the
+# added files to TMPDIR. Failing here, before anything is written,
+# beats a git or a linker dying on ENOSPC half-way.
 space_gate() {
-	local need=3072
+	local need=6144
 	[ -d "$TREE/.git" ] || need=$((need + 5120))
 	need_space "$BUILD" "$need" "make check (build/)" &&
 		need_space "${TMPDIR:-/tmp}" 256 "make check (temporary files)"
@@ -87,6 +88,7 @@ if [ "$tree_ok" = 1 ]; then
 	counted_gate "kunit (um)" kunit_gate "$BUILD/kunit-um.counts"
 	gate "W=1 (touched files)" "$ROOT/lib/warnings.sh"
 	gate "sparse (touched files)" "$ROOT/lib/sparse-check.sh"
+	gate "W=1 guest and i386 configs" "$ROOT/lib/matrix.sh" --rows 'guest i386'
 	gate "kernel-doc (touched files)" "$ROOT/lib/kerneldoc.sh"
 	gate "b4 reads the series" "$ROOT/lib/b4.sh"
 	gate "bisect (kunit um per patch)" "$ROOT/lib/bisect.sh"

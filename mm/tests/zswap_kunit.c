@@ -1734,7 +1734,7 @@ static void zswap_test_zswap_wb_cancel_paying_puts_once(struct kunit *test)
 
 	zswap_test_use_wq(test);
 	w->refs = 1;
-	w->owe[0] = 10 * NSEC_PER_SEC;
+	w->owe[0] = 10ULL * NSEC_PER_SEC;
 	atomic_long_set(&w->state.wb_pending, 40);
 
 	zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0);
@@ -1761,7 +1761,7 @@ static void zswap_test_zswap_wb_run_dying_cancels_own_requeue(struct kunit *test
 	zswap_test_use_wq(test);
 	w->refs = 1;
 	w->dying = true;
-	w->owe[0] = 10 * NSEC_PER_SEC;
+	w->owe[0] = 10ULL * NSEC_PER_SEC;
 	atomic_long_set(&w->state.wb_pending, 40);
 
 	zswap_wb_run(&w->state, ZSWAP_TEST_MEMCG, 0);
